@@ -1,0 +1,209 @@
+//! Every flag of every command, documented here and nowhere else.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Document de-duplication that understands meaning.
+///
+/// Finds exact copies, near duplicates (edits, typos, homoglyphs, template
+/// wrapping), documents contained in others, and viral snippets shared by
+/// otherwise different documents.
+#[derive(Parser, Debug)]
+#[command(name = "semhash", version, about, long_about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Cluster a corpus: one output line per input document.
+    ///
+    /// Output fields: id, cluster (number), representative (id kept for the
+    /// cluster: its first document in input order), relation of the document
+    /// to its parent (exact, near, contained_in, contains; none for a
+    /// representative), score, parent (id it was found a duplicate of).
+    Dedup(DedupArgs),
+    /// Score pairs: reads JSONL objects with fields "a" and "b" (texts; an "id"
+    /// field is passed through), writes one line per pair.
+    Compare(CompareArgs),
+    /// Add documents to a signature store (a directory; created if missing).
+    Sign(SignArgs),
+    /// Look documents up in a signature store without adding them: one
+    /// output line per document with its matches.
+    Query(QueryArgs),
+    /// Remove documents from a signature store by id.
+    Remove(RemoveArgs),
+    /// Measure quality on labelled data.
+    Eval(EvalArgs),
+    /// Print the configuration (defaults with any flags applied) as JSON, to
+    /// edit and pass back with --config.
+    Config(PipelineArgs),
+}
+
+/// Options that shape the pipeline.
+#[derive(Args, Debug, Clone)]
+pub struct PipelineArgs {
+    /// Configuration file (JSON; see `semhash config`). Flags below override it.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Near-duplicate threshold on weighted word-shingle similarity, in (0, 1].
+    #[arg(long, value_name = "T")]
+    pub threshold: Option<f32>,
+    /// Near-duplicate threshold on character similarity for short texts, in (0, 1].
+    #[arg(long, value_name = "T")]
+    pub short_threshold: Option<f32>,
+    /// Share of a document's passages found in another to call it contained, in (0, 1].
+    #[arg(long, value_name = "T")]
+    pub containment_threshold: Option<f32>,
+    /// Refuse documents longer than this many bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub max_doc_bytes: Option<u64>,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// Where documents come from.
+#[derive(Args, Debug, Clone)]
+pub struct InputArgs {
+    /// Input file, JSONL or Parquet (by extension); `-` or nothing for stdin (JSONL).
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    /// Input format, when the extension does not say.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<FormatArg>,
+    /// Field (or column) holding the document id (a string or an integer).
+    #[arg(long, default_value = "id", value_name = "NAME")]
+    pub id_field: String,
+    /// Field (or column) holding the document text.
+    #[arg(long, default_value = "text", value_name = "NAME")]
+    pub text_field: String,
+    /// On a bad record (malformed JSON, missing field, invalid UTF-8, empty or
+    /// oversized text, duplicate id): stop, or skip it and list it in the report.
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
+    pub on_error: OnErrorArg,
+}
+
+/// Where results go.
+#[derive(Args, Debug, Clone)]
+pub struct OutputArgs {
+    /// Output file, JSONL or Parquet (by extension); `-` or nothing for stdout (JSONL).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Output format, when the extension does not say.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub output_format: Option<FormatArg>,
+}
+
+#[derive(Args, Debug)]
+pub struct DedupArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Write a JSON report: counts, timings, snippets, skipped records, config.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// No summary or progress bar on stderr.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct CompareArgs {
+    /// Pairs file (JSONL with "a" and "b"); `-` or nothing for stdin.
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// On a bad line: stop, or skip it (reported on stderr).
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
+    pub on_error: OnErrorArg,
+}
+
+#[derive(Args, Debug)]
+pub struct StoreArg {
+    /// The signature store directory.
+    #[arg(long, value_name = "DIR")]
+    pub store: PathBuf,
+}
+
+#[derive(Args, Debug)]
+pub struct SignArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Documents per committed batch (a crash loses at most the batch being written).
+    #[arg(long, default_value_t = 10_000, value_name = "N")]
+    pub batch: usize,
+}
+
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    #[command(flatten)]
+    pub input: InputArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct RemoveArgs {
+    #[command(flatten)]
+    pub store: StoreArg,
+    /// Ids to remove.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Also remove the ids listed in this file, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub ids_from: Option<PathBuf>,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+}
+
+#[derive(Args, Debug)]
+#[group(required = true, multiple = false, id = "labels")]
+pub struct EvalData {
+    /// Labelled pairs (JSONL: "a", "b", "label" 0/1): precision, recall and F1
+    /// at the configured thresholds and at the best threshold.
+    #[arg(long, value_name = "FILE", group = "labels")]
+    pub pairs: Option<PathBuf>,
+    /// Documents with ground truth (JSONL: "id", "text", "cluster", "type", and
+    /// optionally "snippet"): per-type recall and false pairs by pair counting.
+    #[arg(long, value_name = "FILE", group = "labels")]
+    pub clusters: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub data: EvalData,
+    #[command(flatten)]
+    pub pipeline: PipelineArgs,
+    /// Also write the measures as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FormatArg {
+    Jsonl,
+    Parquet,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OnErrorArg {
+    Fail,
+    Skip,
+}

@@ -1,0 +1,483 @@
+//! One function per command, wiring library calls.
+
+use super::args::*;
+use super::progress::Bar;
+use semhash::decide::{PairSignals, Verdict};
+use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
+use semhash::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
+use semhash::store::{FileStore, Incremental};
+use semhash::{Config, Deduper, Document, Error, Result};
+use serde::Serialize;
+use serde_json::{json, Map, Value};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Dedup(a) => dedup(a),
+        Command::Compare(a) => compare(a),
+        Command::Sign(a) => sign(a),
+        Command::Query(a) => query(a),
+        Command::Remove(a) => remove(a),
+        Command::Eval(a) => eval(a),
+        Command::Config(a) => {
+            let config = pipeline(&a)?;
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&config).expect("config serialises")
+            );
+            Ok(())
+        }
+    }
+}
+
+/// The config from `--config` (or the defaults) with flag overrides, and the thread pool.
+fn pipeline(args: &PipelineArgs) -> Result<Config> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+            Config::from_json(&text)
+                .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?
+        }
+        None => Config::default(),
+    };
+    let semhash::decide::DeciderWrapper::Lexical(rules) = &mut config.decide;
+    if let Some(t) = args.threshold {
+        rules.threshold = t;
+    }
+    if let Some(t) = args.short_threshold {
+        rules.short_threshold = t;
+    }
+    if let Some(t) = args.containment_threshold {
+        rules.containment_threshold = t;
+    }
+    if let Some(n) = args.max_doc_bytes {
+        config.limits.max_doc_bytes = n;
+    }
+    config.validate()?;
+    if let Some(n) = args.threads {
+        if n == 0 {
+            return Err(Error::Config("--threads must be at least 1".into()));
+        }
+        // Fails only if a pool already exists (tests calling twice): keep that one.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    Ok(config)
+}
+
+fn format_of(flag: Option<FormatArg>, path: Option<&Path>) -> Format {
+    match flag {
+        Some(FormatArg::Jsonl) => Format::Jsonl,
+        Some(FormatArg::Parquet) => Format::Parquet,
+        None => Format::guess(io::file_or_stdio(path)),
+    }
+}
+
+fn on_error(flag: OnErrorArg) -> OnError {
+    match flag {
+        OnErrorArg::Fail => OnError::Fail,
+        OnErrorArg::Skip => OnError::Skip,
+    }
+}
+
+fn read_docs(input: &InputArgs, deduper: &Deduper) -> Result<Loaded> {
+    let options = InputOptions {
+        id_field: input.id_field.clone(),
+        text_field: input.text_field.clone(),
+        on_error: on_error(input.on_error),
+    };
+    let path = input.input.as_deref();
+    let loaded = io::read_documents(path, format_of(input.input_format, path), &options, &|t| {
+        deduper.check(t)
+    })?;
+    for s in &loaded.skipped {
+        eprintln!("semhash: warning: skipped line {}: {}", s.line, s.error);
+    }
+    Ok(loaded)
+}
+
+fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
+    let text = serde_json::to_string_pretty(value).expect("report serialises");
+    std::fs::write(path, text + "\n")
+        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+}
+
+fn dedup(args: DedupArgs) -> Result<()> {
+    let config = pipeline(&args.pipeline)?;
+    let deduper = Deduper::new(config)?;
+    let started = Instant::now();
+    let loaded = read_docs(&args.input, &deduper)?;
+    let read_ms = started.elapsed().as_secs_f64() * 1e3;
+
+    let bar = Bar::new(args.quiet);
+    let mut outcome = deduper.dedup(&loaded.docs, &bar);
+    bar.finish();
+
+    let written = Instant::now();
+    let out = args.output.output.as_deref();
+    io::write_results(
+        out,
+        format_of(args.output.output_format, out),
+        &outcome.docs,
+    )?;
+    let timings = &mut outcome.stats.timings_ms;
+    timings.insert("read".into(), read_ms);
+    timings.insert("write".into(), written.elapsed().as_secs_f64() * 1e3);
+    timings.insert("total".into(), started.elapsed().as_secs_f64() * 1e3);
+
+    if let Some(path) = &args.report {
+        write_json(
+            path,
+            &json!({
+                "semhash": env!("CARGO_PKG_VERSION"),
+                "fingerprint": deduper.fingerprint().to_string(),
+                "input": args.input.input.as_ref().map(|p| p.display().to_string()),
+                "counts": outcome.stats,
+                "timings_ms": outcome.stats.timings_ms,
+                "skipped": loaded.skipped,
+                "snippets": outcome.snippets,
+                "config": deduper.config(),
+            }),
+        )?;
+    }
+    if !args.quiet {
+        let s = &outcome.stats;
+        let relations: Vec<String> = s
+            .relations
+            .iter()
+            .filter(|(r, _)| r.as_str() != "none")
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect();
+        eprintln!(
+            "semhash: {} documents -> {} clusters; {} duplicates ({}); {} snippets; {} skipped; {:.2} s",
+            s.documents,
+            s.clusters,
+            s.duplicates,
+            if relations.is_empty() { "none".to_owned() } else { relations.join(", ") },
+            outcome.snippets.len(),
+            loaded.skipped.len(),
+            started.elapsed().as_secs_f64()
+        );
+        for snippet in outcome.snippets.iter().take(5) {
+            let text: String = snippet.text.chars().take(70).collect();
+            eprintln!("  snippet in {} documents: {text:?}", snippet.docs.len());
+        }
+    }
+    Ok(())
+}
+
+/// A pair line: its texts, pass-through id and label.
+struct PairLine {
+    line: u64,
+    id: Option<Value>,
+    a: String,
+    b: String,
+    label: Option<bool>,
+}
+
+fn read_pairs(path: Option<&Path>, on_error: OnError, need_label: bool) -> Result<Vec<PairLine>> {
+    let mut pairs = Vec::new();
+    jsonl::read_objects(path, &mut |line, object| {
+        let parsed = object.and_then(|o: Map<String, Value>| {
+            let label = match o.get("label") {
+                Some(Value::Bool(b)) => Some(*b),
+                Some(Value::Number(n)) if n.as_f64() == Some(0.0) || n.as_f64() == Some(1.0) => {
+                    Some(n.as_f64() == Some(1.0))
+                }
+                Some(_) => return Err("field \"label\" must be 0, 1, true or false".into()),
+                None if need_label => return Err("missing field \"label\"".into()),
+                None => None,
+            };
+            Ok(PairLine {
+                line,
+                id: o.get("id").cloned(),
+                a: jsonl::text_of(&o, "a")?,
+                b: jsonl::text_of(&o, "b")?,
+                label,
+            })
+        });
+        match (parsed, on_error) {
+            (Ok(p), _) => pairs.push(p),
+            (Err(e), OnError::Fail) => return Err(Error::Input(format!("line {line}: {e}"))),
+            (Err(e), OnError::Skip) => eprintln!("semhash: warning: skipped line {line}: {e}"),
+        }
+        Ok(())
+    })?;
+    Ok(pairs)
+}
+
+fn compare_all(deduper: &Deduper, pairs: &[PairLine]) -> Vec<(Verdict, PairSignals)> {
+    let texts: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
+    deduper.compare(&texts)
+}
+
+fn compare(args: CompareArgs) -> Result<()> {
+    let deduper = Deduper::new(pipeline(&args.pipeline)?)?;
+    let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
+    let results = compare_all(&deduper, &pairs);
+    let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
+        json!({
+            "line": p.line, "id": p.id, "duplicate": v.relation.is_duplicate(), "relation": v.relation,
+            "score": v.score, "signals": s,
+        })
+    });
+    let out = args.output.output.as_deref();
+    if format_of(args.output.output_format, out) == Format::Parquet {
+        return Err(Error::Input("compare writes JSONL only".into()));
+    }
+    jsonl::write(out, lines)
+}
+
+fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {
+    let deduper = Deduper::new(pipeline(pipeline_args)?)?;
+    let file = FileStore::open(&store.store, deduper.fingerprint())?;
+    for w in &file.warnings {
+        eprintln!("semhash: warning: {w}");
+    }
+    Incremental::open(deduper, file)
+}
+
+fn sign(args: SignArgs) -> Result<()> {
+    let mut store = open_store(&args.store, &args.pipeline)?;
+    let mut loaded = read_docs(&args.input, store.deduper())?;
+    let (mut fresh, mut stored) = (Vec::new(), 0usize);
+    for doc in std::mem::take(&mut loaded.docs) {
+        if !store.contains(&doc.id) {
+            fresh.push(doc);
+            continue;
+        }
+        let message = format!(
+            "id {:?} is already in the store (remove it first to replace it)",
+            doc.id
+        );
+        match args.input.on_error {
+            OnErrorArg::Fail => return Err(Error::Input(message)),
+            OnErrorArg::Skip => {
+                eprintln!("semhash: warning: skipped: {message}");
+                stored += 1;
+            }
+        }
+    }
+    for batch in fresh.chunks(args.batch.max(1)) {
+        store.add(batch)?;
+    }
+    eprintln!(
+        "semhash: signed {} documents into {} ({} skipped as already stored, {} bad records); it now holds {}",
+        fresh.len(),
+        args.store.store.display(),
+        stored,
+        loaded.skipped.len(),
+        store.len()
+    );
+    Ok(())
+}
+
+fn query(args: QueryArgs) -> Result<()> {
+    let store = open_store(&args.store, &args.pipeline)?;
+    let loaded = read_docs(&args.input, store.deduper())?;
+    let results: Vec<Value> = loaded
+        .docs
+        .iter()
+        .map(|d: &Document| {
+            let matches = store.query(&d.text)?;
+            Ok(json!({"id": d.id, "duplicate": !matches.is_empty(), "matches": matches}))
+        })
+        .collect::<Result<_>>()?;
+    let out = args.output.output.as_deref();
+    jsonl::write(out, results.iter())
+}
+
+fn remove(args: RemoveArgs) -> Result<()> {
+    let mut ids = args.ids.clone();
+    if let Some(path) = &args.ids_from {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        ids.extend(
+            text.lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(str::to_owned),
+        );
+    }
+    if ids.is_empty() {
+        return Err(Error::Input(
+            "no ids given (list them, or use --ids-from FILE)".into(),
+        ));
+    }
+    let mut store = open_store(&args.store, &args.pipeline)?;
+    let present = store.remove(&ids)?;
+    let missing: Vec<&String> = ids
+        .iter()
+        .zip(&present)
+        .filter(|(_, p)| !**p)
+        .map(|(id, _)| id)
+        .collect();
+    for id in &missing {
+        eprintln!("semhash: warning: id {id:?} is not in the store");
+    }
+    eprintln!(
+        "semhash: removed {} of {} ids; the store now holds {}",
+        ids.len() - missing.len(),
+        ids.len(),
+        store.len()
+    );
+    Ok(())
+}
+
+fn eval(args: EvalArgs) -> Result<()> {
+    let deduper = Deduper::new(pipeline(&args.pipeline)?)?;
+    let report = match (&args.data.pairs, &args.data.clusters) {
+        (Some(path), _) => eval_pairs(&deduper, path)?,
+        (_, Some(path)) => eval_clusters(&deduper, path)?,
+        _ => unreachable!("clap requires one of --pairs and --clusters"),
+    };
+    if let Some(path) = &args.json {
+        write_json(path, &report)?;
+    }
+    Ok(())
+}
+
+fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
+    let pairs = read_pairs(Some(path), OnError::Fail, true)?;
+    let results = compare_all(deduper, &pairs);
+    let label = |i: usize| pairs[i].label.expect("labels required");
+    let at_config = PairMetrics::of_predictions(
+        results
+            .iter()
+            .enumerate()
+            .map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
+    );
+    let best_of = |f: &dyn Fn(&(Verdict, PairSignals)) -> f32| {
+        let scored: Vec<(f32, bool)> = results
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (f(r), label(i)))
+            .collect();
+        PairMetrics::best_threshold(&scored)
+    };
+    let best = BTreeMap::from([
+        ("score", best_of(&|(v, _)| v.score)),
+        ("char_sim", best_of(&|(_, s)| s.char_sim)),
+        ("weighted_sim", best_of(&|(_, s)| s.weighted_sim)),
+    ]);
+    println!(
+        "{} pairs ({} positive) from {}",
+        pairs.len(),
+        pairs.iter().filter(|p| p.label == Some(true)).count(),
+        path.display()
+    );
+    println!(
+        "{:<34} {:>9} {:>9} {:>9} {:>9}",
+        "", "threshold", "precision", "recall", "F1"
+    );
+    let row = |name: &str, m: &PairMetrics| {
+        let t = m
+            .threshold
+            .map_or("config".to_owned(), |t| format!("{t:.3}"));
+        println!(
+            "{name:<34} {t:>9} {:>9.4} {:>9.4} {:>9.4}",
+            m.precision, m.recall, m.f1
+        );
+    };
+    row("verdicts at the configured thresholds", &at_config);
+    for (name, m) in &best {
+        row(&format!("best threshold on {name}"), m);
+    }
+    Ok(
+        json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best}),
+    )
+}
+
+fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
+    let mut docs = Vec::new();
+    let mut truth: Vec<(String, String, Option<String>)> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    jsonl::read_objects(Some(path), &mut |line, object| {
+        let parsed = object.and_then(|o| {
+            let field =
+                |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
+            let (id, text) = (jsonl::id_of(&o, "id")?, jsonl::text_of(&o, "text")?);
+            if !seen.insert(id.clone()) {
+                return Err(format!("duplicate id {id:?}"));
+            }
+            deduper.check(&text).map_err(|e| e.to_string())?;
+            let snippet = o
+                .get("snippet")
+                .filter(|v| !v.is_null())
+                .map(|v| v.to_string());
+            Ok((
+                Document { id, text },
+                (field("cluster")?, field("type")?, snippet),
+            ))
+        });
+        let (doc, t) =
+            parsed.map_err(|e| Error::Input(format!("{} line {line}: {e}", path.display())))?;
+        docs.push(doc);
+        truth.push(t);
+        Ok(())
+    })?;
+    let outcome = deduper.dedup(&docs, &semhash::pipeline::Silent);
+    let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
+    let truth_refs: Vec<(&str, &str)> = truth
+        .iter()
+        .map(|(c, t, _)| (c.as_str(), t.as_str()))
+        .collect();
+    let per_type = cluster_metrics(&truth_refs, &predicted);
+
+    let position: std::collections::HashMap<&str, usize> = docs
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (d.id.as_str(), i))
+        .collect();
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, (_, _, s)) in truth.iter().enumerate() {
+        if let Some(s) = s {
+            groups.entry(s.clone()).or_default().push(i);
+        }
+    }
+    let reported: Vec<Vec<usize>> = outcome
+        .snippets
+        .iter()
+        .map(|s| s.docs.iter().map(|id| position[id.as_str()]).collect())
+        .collect();
+    let found = snippets_found(&groups, &reported);
+
+    println!(
+        "{} documents from {}: {} clusters, {} snippets reported",
+        docs.len(),
+        path.display(),
+        outcome.stats.clusters,
+        outcome.snippets.len()
+    );
+    println!(
+        "{:<12} {:>6} {:>10} {:>10} {:>8} {:>11} {:>13}",
+        "type", "docs", "true pairs", "found", "recall", "false pairs", "merged docs"
+    );
+    for (kind, m) in &per_type {
+        let recall = m.recall.map_or("-".to_owned(), |r| format!("{r:.4}"));
+        println!(
+            "{kind:<12} {:>6} {:>10} {:>10} {recall:>8} {:>11} {:>13}",
+            m.docs, m.true_pairs, m.found_pairs, m.false_pairs, m.wrongly_merged_docs
+        );
+    }
+    let total_false: u64 = {
+        let all: Vec<(&str, &str)> = truth.iter().map(|(c, _, _)| (c.as_str(), "all")).collect();
+        cluster_metrics(&all, &predicted)["all"].false_pairs
+    };
+    println!("false pairs overall: {total_false}");
+    if !groups.is_empty() {
+        println!(
+            "snippets: {found} of {} true snippet groups reported",
+            groups.len()
+        );
+    }
+    Ok(json!({
+        "file": path.display().to_string(), "documents": docs.len(), "per_type": per_type,
+        "false_pairs": total_false, "snippet_groups": groups.len(), "snippet_groups_found": found,
+        "stats": outcome.stats,
+    }))
+}

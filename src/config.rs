@@ -1,0 +1,135 @@
+//! One [`Config`] describes a whole pipeline, as JSON.
+//!
+//! ```
+//! let config = semhash::Config::default();
+//! let json = serde_json::to_string_pretty(&config).unwrap();
+//! let back = semhash::Config::from_json(&json).unwrap();
+//! assert_eq!(back.fingerprint(), config.fingerprint());
+//! ```
+//!
+//! The parts that shape a signature (normalization, sketches, weights) make up
+//! its [`Fingerprint`]; signatures made under another fingerprint are refused.
+//! Blocking, decision and reporting knobs can change from run to run.
+
+use crate::decide::{DeciderWrapper, SnippetConfig};
+use crate::index::IndexConfig;
+use crate::normalize::Normalizers;
+use crate::sketch::{format, Fingerprint, SketchConfig, WeightConfig};
+use crate::{Error, Result};
+use serde::{Deserialize, Serialize};
+
+/// The whole cascade as data.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    pub normalize: Normalizers,
+    pub sketch: SketchConfig,
+    pub weights: WeightConfig,
+    pub index: IndexConfig,
+    pub decide: DeciderWrapper,
+    pub snippets: SnippetConfig,
+    pub limits: Limits,
+}
+
+/// What input is accepted.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    /// Documents longer than this (bytes of UTF-8) are refused with an error.
+    pub max_doc_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_doc_bytes: 16 << 20,
+        }
+    }
+}
+
+impl Config {
+    /// Parses a config; unknown fields are errors (a typo must not silently
+    /// fall back to a default), missing fields take their defaults.
+    pub fn from_json(json: &str) -> Result<Config> {
+        let config: Config =
+            serde_json::from_str(json).map_err(|e| Error::Config(e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks the values a JSON schema cannot.
+    pub fn validate(&self) -> Result<()> {
+        let s = &self.sketch;
+        let bad = |m: &str| Err(Error::Config(m.to_owned()));
+        if s.word_ngram == 0 || s.char_ngram == 0 {
+            return bad("sketch.word_ngram and sketch.char_ngram must be at least 1");
+        }
+        if !(1..=4096).contains(&s.char_perms) || !(1..=4096).contains(&s.weighted_perms) {
+            return bad("sketch.char_perms and sketch.weighted_perms must be between 1 and 4096");
+        }
+        if s.passage_sample == 0 {
+            return bad("sketch.passage_sample must be at least 1");
+        }
+        if !(self.weights.boilerplate_discount > 0.0 && self.weights.boilerplate_discount <= 1.0) {
+            return bad("weights.boilerplate_discount must be in (0, 1]");
+        }
+        let DeciderWrapper::Lexical(d) = &self.decide;
+        for (name, v) in [
+            ("threshold", d.threshold),
+            ("short_threshold", d.short_threshold),
+            ("containment_threshold", d.containment_threshold),
+        ] {
+            if !(v > 0.0 && v <= 1.0) {
+                return Err(Error::Config(format!(
+                    "decide.{name} must be in (0, 1], got {v}"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Fingerprint of everything that shapes a signature.
+    pub fn fingerprint(&self) -> Fingerprint {
+        #[derive(Serialize)]
+        struct Shaping<'a> {
+            format: u16,
+            normalize: &'a Normalizers,
+            sketch: &'a SketchConfig,
+            weights: &'a WeightConfig,
+        }
+        let json = serde_json::to_vec(&Shaping {
+            format: format::VERSION,
+            normalize: &self.normalize,
+            sketch: &self.sketch,
+            weights: &self.weights,
+        })
+        .expect("config serialises");
+        Fingerprint(crate::sketch::hash::hash128(&json).to_le_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fingerprint_covers_shaping_parts_only() {
+        let base = Config::default();
+        let mut decision = base.clone();
+        decision.decide.set_threshold(0.9);
+        assert_eq!(decision.fingerprint(), base.fingerprint());
+        let mut shaping = base.clone();
+        shaping.sketch.char_ngram = 4;
+        assert_ne!(shaping.fingerprint(), base.fingerprint());
+    }
+
+    #[test]
+    fn typos_in_config_are_errors() {
+        let err = Config::from_json(r#"{"sketch": {"word_ngrams": 3}}"#).unwrap_err();
+        assert!(err.to_string().contains("word_ngrams"), "{err}");
+        let err =
+            Config::from_json(r#"{"decide": {"type": "lexical", "threshold": 1.5}}"#).unwrap_err();
+        assert!(err.to_string().contains("threshold"), "{err}");
+        assert!(Config::from_json(r#"{"sketch": {"word_ngram": 2}}"#).is_ok());
+    }
+}

@@ -1,0 +1,193 @@
+//! Stage 4: verification. Is a candidate pair a duplicate, and how are they related?
+//!
+//! [`PairSignals`] estimates every similarity a pair of signatures supports;
+//! a [`Decider`] turns them into a [`Verdict`]: the relation of the first
+//! document to the second and a score. The lexical rules
+//! ([`LexicalRules`]) are the first decider; a learned boundary can replace it
+//! behind the same trait.
+//!
+//! Viral snippets, passages shared by many otherwise different documents, are
+//! found here too ([`snippets`]): they are reported, not merged.
+
+mod lexical;
+pub mod snippets;
+
+pub use lexical::LexicalRules;
+pub use snippets::{Snippet, SnippetConfig};
+
+use crate::index::Blocking;
+use crate::sketch::Signature;
+use serde::{Deserialize, Serialize};
+
+/// How document `a` relates to document `b`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Relation {
+    /// The same text after normalization.
+    Exact,
+    /// Similar enough overall to be the same document.
+    Near,
+    /// `a` is (mostly) a passage of `b`.
+    ContainedIn,
+    /// `b` is (mostly) a passage of `a`.
+    Contains,
+    /// Not duplicates.
+    None,
+}
+
+impl Relation {
+    /// The relation of `b` to `a`, given that of `a` to `b`.
+    pub fn reversed(self) -> Relation {
+        match self {
+            Relation::ContainedIn => Relation::Contains,
+            Relation::Contains => Relation::ContainedIn,
+            r => r,
+        }
+    }
+
+    pub fn is_duplicate(self) -> bool {
+        self != Relation::None
+    }
+}
+
+/// The outcome of comparing two documents.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Verdict {
+    pub relation: Relation,
+    /// Strength of the evidence in [0, 1]: the similarity that decided, or
+    /// for a non-duplicate the largest similarity seen.
+    pub score: f32,
+}
+
+/// Everything the signatures of a pair say about it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct PairSignals {
+    pub exact: bool,
+    /// Estimated Jaccard similarity of the character n-grams.
+    pub char_sim: f32,
+    /// Estimated weighted Jaccard similarity of the word shingles.
+    pub weighted_sim: f32,
+    /// How much of `a` is found in `b` (see [`PairSignals::between`]), when
+    /// `a` has enough content samples to say.
+    pub a_in_b: Option<f32>,
+    /// How much of `b` is found in `a`.
+    pub b_in_a: Option<f32>,
+    pub chars: (u32, u32),
+    pub boilerplate: (f32, f32),
+}
+
+impl PairSignals {
+    /// Containment of `a` in `b` is the smaller of two shares of `a`'s passage
+    /// samples found in `b`: of all of them, and of its content (non-boilerplate)
+    /// ones. The first keeps a document whose own sentence is missing from `b`
+    /// from counting as contained because the rest is common phrasing; the
+    /// second keeps a page that is mostly template from counting as contained
+    /// in every page of the same site. It needs at least `min_samples` content
+    /// samples: with fewer, one shared phrase would read as containment.
+    pub fn between(a: &Signature, b: &Signature, min_samples: usize) -> Self {
+        let (all, content) = sorted_intersection(&a.passages, &b.passages);
+        let containment = |p: &[u32]| {
+            let own = p.iter().filter(|&&x| x & 1 == 0).count();
+            (own >= min_samples.max(1))
+                .then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
+        };
+        PairSignals {
+            exact: a.exact == b.exact,
+            char_sim: agreement(&a.char_minhash, &b.char_minhash),
+            weighted_sim: agreement(&a.weighted_minhash, &b.weighted_minhash),
+            a_in_b: containment(&a.passages),
+            b_in_a: containment(&b.passages),
+            chars: (a.char_len, b.char_len),
+            boilerplate: (a.boilerplate_share, b.boilerplate_share),
+        }
+    }
+}
+
+/// Share of equal positions of two sketches (0 for empty or mismatched ones).
+pub fn agreement(a: &[u32], b: &[u32]) -> f32 {
+    if a.is_empty() || a.len() != b.len() {
+        return 0.0;
+    }
+    a.iter().zip(b).filter(|(x, y)| x == y).count() as f32 / a.len() as f32
+}
+
+/// Common values of two sorted lists: all of them, and those with the lowest bit clear.
+fn sorted_intersection(a: &[u32], b: &[u32]) -> (usize, usize) {
+    let (mut i, mut j, mut n, mut clear) = (0, 0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                n += 1;
+                clear += (a[i] & 1 == 0) as usize;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    (n, clear)
+}
+
+/// Decides pairs. Implementations declare which candidates they need.
+pub trait Decider: Send + Sync {
+    fn decide(&self, signals: &PairSignals) -> Verdict;
+    /// The candidates this decider needs the index to propose.
+    fn blocking(&self) -> Blocking;
+    /// Minimum passage samples for a containment estimate.
+    fn min_samples(&self) -> usize;
+}
+
+/// Any decider, as it appears in a [`Config`](crate::Config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum DeciderWrapper {
+    Lexical(LexicalRules),
+}
+
+impl Default for DeciderWrapper {
+    fn default() -> Self {
+        DeciderWrapper::Lexical(LexicalRules::default())
+    }
+}
+
+impl Decider for DeciderWrapper {
+    fn decide(&self, signals: &PairSignals) -> Verdict {
+        match self {
+            DeciderWrapper::Lexical(d) => d.decide(signals),
+        }
+    }
+
+    fn blocking(&self) -> Blocking {
+        match self {
+            DeciderWrapper::Lexical(d) => d.blocking(),
+        }
+    }
+
+    fn min_samples(&self) -> usize {
+        match self {
+            DeciderWrapper::Lexical(d) => d.min_samples(),
+        }
+    }
+}
+
+impl DeciderWrapper {
+    /// Sets the main near-duplicate threshold (the `--threshold` flag).
+    pub fn set_threshold(&mut self, t: f32) {
+        match self {
+            DeciderWrapper::Lexical(d) => d.threshold = t,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agreement_and_intersection() {
+        assert_eq!(agreement(&[1, 2, 3, 4], &[1, 0, 3, 0]), 0.5);
+        assert_eq!(agreement(&[], &[]), 0.0);
+        assert_eq!(sorted_intersection(&[1, 4, 5, 8], &[3, 4, 5, 8]), (3, 2));
+    }
+}

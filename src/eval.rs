@@ -1,0 +1,225 @@
+//! Measuring quality on labelled data: pairs and ground-truth clusters.
+//!
+//! Pair labels (`{"a","b","label"}`) give precision, recall and F1 of the
+//! verdicts, and of the score at its best threshold. Ground-truth clusters
+//! (`cluster` and `type` per document) are scored by pair counting per type:
+//! recall on the true pairs of the type (pairs in the same true cluster that
+//! also share a predicted cluster), and false pairs (sharing a predicted
+//! cluster, not a true one) that touch a document of the type.
+
+use serde::Serialize;
+use std::collections::{BTreeMap, HashMap};
+
+/// Precision, recall and F1 at one threshold.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PairMetrics {
+    pub threshold: Option<f32>,
+    pub true_positives: u64,
+    pub false_positives: u64,
+    pub false_negatives: u64,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+impl PairMetrics {
+    fn from_counts(threshold: Option<f32>, tp: u64, fp: u64, fneg: u64) -> Self {
+        let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
+        let (precision, recall) = (ratio(tp, tp + fp), ratio(tp, tp + fneg));
+        let f1 = if precision + recall == 0.0 {
+            0.0
+        } else {
+            2.0 * precision * recall / (precision + recall)
+        };
+        PairMetrics {
+            threshold,
+            true_positives: tp,
+            false_positives: fp,
+            false_negatives: fneg,
+            precision,
+            recall,
+            f1,
+        }
+    }
+
+    /// Metrics of boolean predictions against labels.
+    pub fn of_predictions(items: impl IntoIterator<Item = (bool, bool)>) -> Self {
+        let (mut tp, mut fp, mut fneg) = (0, 0, 0);
+        for (predicted, label) in items {
+            match (predicted, label) {
+                (true, true) => tp += 1,
+                (true, false) => fp += 1,
+                (false, true) => fneg += 1,
+                (false, false) => {}
+            }
+        }
+        Self::from_counts(None, tp, fp, fneg)
+    }
+
+    /// The threshold on `score` (duplicate when `score >= t`) with the best F1.
+    pub fn best_threshold(scored: &[(f32, bool)]) -> Self {
+        let mut sorted: Vec<(f32, bool)> = scored.to_vec();
+        sorted.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let positives = sorted.iter().filter(|s| s.1).count() as u64;
+        let mut best = Self::from_counts(Some(f32::INFINITY), 0, 0, positives);
+        let (mut tp, mut fp) = (0u64, 0u64);
+        for (i, &(score, label)) in sorted.iter().enumerate() {
+            if label {
+                tp += 1
+            } else {
+                fp += 1
+            }
+            // Only a threshold between distinct scores is realisable.
+            if sorted.get(i + 1).is_some_and(|next| next.0 == score) {
+                continue;
+            }
+            let m = Self::from_counts(Some(score), tp, fp, positives - tp);
+            if m.f1 > best.f1 {
+                best = m;
+            }
+        }
+        best
+    }
+}
+
+/// Pair-counting scores of one document type.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct TypeMetrics {
+    pub docs: u64,
+    pub true_pairs: u64,
+    pub found_pairs: u64,
+    /// `found_pairs / true_pairs` (`None` when the type has no true pairs).
+    pub recall: Option<f64>,
+    /// Predicted pairs with different true clusters touching this type.
+    pub false_pairs: u64,
+    /// Documents of this type that share a predicted cluster with a document of another true cluster.
+    pub wrongly_merged_docs: u64,
+}
+
+/// Scores a predicted clustering against the truth, per type.
+/// `truth[i] = (true cluster, type)`, `predicted[i]` = predicted cluster.
+pub fn cluster_metrics(truth: &[(&str, &str)], predicted: &[u32]) -> BTreeMap<String, TypeMetrics> {
+    assert_eq!(truth.len(), predicted.len());
+    let mut out: BTreeMap<String, TypeMetrics> = BTreeMap::new();
+    let pairs = |n: u64| n * n.saturating_sub(1) / 2;
+
+    // True pairs and found pairs: group each true cluster by predicted cluster.
+    let mut by_true: HashMap<&str, (&str, HashMap<u32, u64>)> = HashMap::new();
+    for ((cluster, kind), &p) in truth.iter().zip(predicted) {
+        let entry = by_true.entry(cluster).or_insert((kind, HashMap::new()));
+        *entry.1.entry(p).or_default() += 1;
+        out.entry(kind.to_string()).or_default().docs += 1;
+    }
+    for (kind, split) in by_true.values() {
+        let m = out.get_mut(*kind).expect("type seen");
+        m.true_pairs += pairs(split.values().sum());
+        m.found_pairs += split.values().map(|&n| pairs(n)).sum::<u64>();
+    }
+
+    // False pairs: within each predicted cluster, pairs across true clusters.
+    let mut by_predicted: HashMap<u32, HashMap<&str, (u64, &str)>> = HashMap::new();
+    for ((cluster, kind), &p) in truth.iter().zip(predicted) {
+        by_predicted
+            .entry(p)
+            .or_default()
+            .entry(cluster)
+            .or_insert((0, kind))
+            .0 += 1;
+    }
+    for members in by_predicted.values().filter(|m| m.len() > 1) {
+        let all: u64 = members.values().map(|m| m.0).sum();
+        let cross_all = pairs(all) - members.values().map(|m| pairs(m.0)).sum::<u64>();
+        let mut kinds: Vec<&str> = members.values().map(|m| m.1).collect();
+        kinds.sort_unstable();
+        kinds.dedup();
+        for kind in kinds {
+            let (others, others_same): (u64, u64) = members
+                .values()
+                .filter(|m| m.1 != kind)
+                .fold((0, 0), |(n, s), m| (n + m.0, s + pairs(m.0)));
+            let m = out.get_mut(kind).expect("type seen");
+            m.false_pairs += cross_all - (pairs(others) - others_same);
+            m.wrongly_merged_docs += members
+                .values()
+                .filter(|x| x.1 == kind)
+                .map(|x| x.0)
+                .sum::<u64>();
+        }
+    }
+    for m in out.values_mut() {
+        m.recall = (m.true_pairs > 0).then(|| m.found_pairs as f64 / m.true_pairs as f64);
+    }
+    out
+}
+
+/// How many true snippet groups a report found. A group counts as found when
+/// one reported snippet holds at least 90% of the group's documents and at
+/// least half of that snippet's holders belong to the group.
+pub fn snippets_found(truth: &BTreeMap<String, Vec<usize>>, reported: &[Vec<usize>]) -> usize {
+    truth
+        .values()
+        .filter(|group| {
+            reported.iter().any(|holders| {
+                let inside = holders.iter().filter(|d| group.contains(d)).count();
+                inside * 10 >= group.len() * 9 && inside * 2 >= holders.len()
+            })
+        })
+        .count()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn best_threshold_finds_the_separating_score() {
+        let scored = [
+            (0.9, true),
+            (0.8, true),
+            (0.7, false),
+            (0.6, true),
+            (0.2, false),
+        ];
+        let best = PairMetrics::best_threshold(&scored);
+        assert_eq!(best.threshold, Some(0.6));
+        assert_eq!(
+            (
+                best.true_positives,
+                best.false_positives,
+                best.false_negatives
+            ),
+            (3, 1, 0)
+        );
+        let at = PairMetrics::of_predictions([(true, true), (false, true), (true, false)]);
+        assert_eq!((at.precision, at.recall), (0.5, 0.5));
+    }
+
+    #[test]
+    fn pair_counting_per_type() {
+        // True: {0,1,2} type a; {3} type b; {4} type b.
+        // Predicted: {0,1} {2,3} {4}: finds 1 of 3 a-pairs, one false pair (2,3).
+        let truth = [("x", "a"), ("x", "a"), ("x", "a"), ("y", "b"), ("z", "b")];
+        let m = cluster_metrics(&truth, &[0, 0, 1, 1, 2]);
+        assert_eq!(
+            (m["a"].true_pairs, m["a"].found_pairs, m["a"].false_pairs),
+            (3, 1, 1)
+        );
+        assert_eq!(
+            (
+                m["b"].true_pairs,
+                m["b"].false_pairs,
+                m["b"].wrongly_merged_docs
+            ),
+            (0, 1, 1)
+        );
+        assert_eq!(m["b"].recall, None);
+    }
+
+    #[test]
+    fn snippet_groups_need_most_holders() {
+        let truth = BTreeMap::from([("s0".to_string(), (0..10).collect::<Vec<_>>())]);
+        assert_eq!(snippets_found(&truth, &[(0..9).collect()]), 1);
+        assert_eq!(snippets_found(&truth, &[(0..8).collect()]), 0);
+        assert_eq!(snippets_found(&truth, &[(0..30).collect()]), 0);
+    }
+}

@@ -1,0 +1,93 @@
+//! A Bloom filter: "certainly new" or "maybe seen" in a few bits per item.
+
+use crate::sketch::hash::mix64;
+
+/// A fixed-size Bloom filter over 128-bit keys (hashes already).
+///
+/// Used in front of the exact-duplicate map, where most documents are new and
+/// the filter answers for them without touching the map (or the disk, for a
+/// file-backed store), and to notice the second sighting of a shingle when
+/// document frequencies are counted as documents stream in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bloom {
+    bits: Vec<u64>,
+    hashes: u32,
+}
+
+impl Bloom {
+    /// A filter for about `items` keys at about 1% false positives.
+    pub fn with_capacity(items: u64) -> Self {
+        // 9.6 bits and 7 hashes per item give 1%; round the table to a power of two.
+        let bits = ((items.max(64) as f64 * 9.6) as u64)
+            .next_power_of_two()
+            .max(1024);
+        Bloom {
+            bits: vec![0; (bits / 64) as usize],
+            hashes: 7,
+        }
+    }
+
+    fn positions(&self, key: u128) -> impl Iterator<Item = usize> + '_ {
+        let mask = self.bits.len() as u64 * 64 - 1;
+        let h1 = mix64(key as u64 ^ 0x426c_6f6f_6d31);
+        let h2 = mix64((key >> 64) as u64 ^ h1) | 1;
+        (0..self.hashes as u64).map(move |i| (h1.wrapping_add(i.wrapping_mul(h2)) & mask) as usize)
+    }
+
+    /// Adds a key; returns whether it may have been present before.
+    pub fn insert(&mut self, key: u128) -> bool {
+        let mut present = true;
+        let positions: Vec<usize> = self.positions(key).collect();
+        for p in positions {
+            let (word, bit) = (p / 64, 1u64 << (p % 64));
+            present &= self.bits[word] & bit != 0;
+            self.bits[word] |= bit;
+        }
+        present
+    }
+
+    /// False means certainly never inserted.
+    pub fn contains(&self, key: u128) -> bool {
+        self.positions(key)
+            .all(|p| self.bits[p / 64] & (1u64 << (p % 64)) != 0)
+    }
+
+    pub fn to_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.hashes.to_le_bytes());
+        out.extend_from_slice(&(self.bits.len() as u64).to_le_bytes());
+        self.bits
+            .iter()
+            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+    }
+
+    pub fn from_bytes(r: &mut crate::sketch::format::Reader<'_>) -> Result<Self, crate::Error> {
+        let hashes = r.u32()?;
+        let words = r.u64()? as usize;
+        if words == 0 || !words.is_power_of_two() || hashes == 0 || hashes > 32 {
+            return Err(r.malformed("bloom filter header"));
+        }
+        let bits = (0..words).map(|_| r.u64()).collect::<Result<_, _>>()?;
+        Ok(Bloom { bits, hashes })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn inserted_keys_are_found_and_new_ones_mostly_not() {
+        let mut b = Bloom::with_capacity(1000);
+        for k in 0..1000u128 {
+            assert!(
+                !b.insert(k * 7919) || k > 0,
+                "first insert into an empty filter is new"
+            );
+        }
+        assert!((0..1000u128).all(|k| b.contains(k * 7919)));
+        let false_hits = (0..10_000u128)
+            .filter(|k| b.contains(k * 7919 + 1_000_000_000))
+            .count();
+        assert!(false_hits < 300, "{false_hits} false positives in 10k");
+    }
+}

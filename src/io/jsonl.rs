@@ -1,0 +1,210 @@
+//! JSON Lines: one object per line.
+
+use super::{file_or_stdio, InputOptions, Record};
+use crate::{Error, Result};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
+use std::path::Path;
+
+/// Lines longer than this are refused without being held in memory.
+const MAX_LINE_BYTES: usize = 1 << 30;
+
+pub(crate) fn read(
+    path: Option<&Path>,
+    options: &InputOptions,
+    accept: &mut dyn FnMut(Record) -> Result<()>,
+) -> Result<()> {
+    read_objects(path, &mut |line, object| {
+        accept(match object {
+            Ok(object) => document(line, &object, options),
+            Err(e) => Record {
+                line,
+                id: None,
+                text: Err(e),
+            },
+        })
+    })
+}
+
+/// Calls `accept` with each non-blank line's JSON object, or what was wrong with it.
+pub fn read_objects(
+    path: Option<&Path>,
+    accept: &mut dyn FnMut(u64, std::result::Result<Map<String, Value>, String>) -> Result<()>,
+) -> Result<()> {
+    let path = file_or_stdio(path);
+    let name = path.map_or("stdin".to_owned(), |p| p.display().to_string());
+    let source: Box<dyn Read> = match path {
+        Some(p) => {
+            Box::new(File::open(p).map_err(|e| Error::io(format!("cannot open {name}"), e))?)
+        }
+        None => Box::new(io::stdin().lock()),
+    };
+    let mut reader = BufReader::with_capacity(1 << 20, source);
+    let mut buf = Vec::new();
+    let mut line_no = 0u64;
+    loop {
+        buf.clear();
+        line_no += 1;
+        let (read, overflow) = read_line(&mut reader, &mut buf)
+            .map_err(|e| Error::io(format!("reading {name} line {line_no}"), e))?;
+        if read == 0 {
+            return Ok(());
+        }
+        if overflow {
+            accept(
+                line_no,
+                Err(format!("line is longer than {MAX_LINE_BYTES} bytes")),
+            )?;
+            continue;
+        }
+        while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+            buf.pop();
+        }
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue; // blank lines separate nothing in JSONL; a trailing one is common
+        }
+        accept(line_no, parse_object(&buf))?;
+    }
+}
+
+/// Reads through the next newline; keeps at most `MAX_LINE_BYTES` of it.
+fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(usize, bool)> {
+    let mut total = 0;
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            return Ok((total, total > MAX_LINE_BYTES));
+        }
+        let (take, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None => (chunk.len(), false),
+        };
+        if buf.len() + take <= MAX_LINE_BYTES {
+            buf.extend_from_slice(&chunk[..take]);
+        }
+        total += take;
+        reader.consume(take);
+        if done {
+            return Ok((total, total > MAX_LINE_BYTES));
+        }
+    }
+}
+
+fn parse_object(bytes: &[u8]) -> std::result::Result<Map<String, Value>, String> {
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
+    match serde_json::from_str(text) {
+        Ok(Value::Object(object)) => Ok(object),
+        Ok(_) => Err("expected a JSON object".into()),
+        Err(e) => Err(format!("not valid JSON ({e})")),
+    }
+}
+
+/// A field as an id: strings as they are, numbers in their JSON spelling.
+pub fn id_of(object: &Map<String, Value>, field: &str) -> std::result::Result<String, String> {
+    match object.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(Value::Number(n)) => Ok(n.to_string()),
+        Some(_) => Err(format!("field {field:?} must be a string or a number")),
+        None => Err(format!("missing id field {field:?}")),
+    }
+}
+
+/// A field as text.
+pub fn text_of(object: &Map<String, Value>, field: &str) -> std::result::Result<String, String> {
+    match object.get(field) {
+        Some(Value::String(s)) => Ok(s.clone()),
+        Some(_) => Err(format!("field {field:?} must be a string")),
+        None => Err(format!("missing text field {field:?}")),
+    }
+}
+
+fn document(line: u64, object: &Map<String, Value>, options: &InputOptions) -> Record {
+    match id_of(object, &options.id_field) {
+        Ok(id) => Record {
+            line,
+            text: text_of(object, &options.text_field),
+            id: Some(id),
+        },
+        Err(e) => Record {
+            line,
+            id: None,
+            text: Err(e),
+        },
+    }
+}
+
+/// Writes one JSON object per line.
+pub fn write<T: Serialize>(path: Option<&Path>, items: impl Iterator<Item = T>) -> Result<()> {
+    let path = file_or_stdio(path);
+    let name = path.map_or("stdout".to_owned(), |p| p.display().to_string());
+    let io = |e| Error::io(format!("writing {name}"), e);
+    let sink: Box<dyn Write> = match path {
+        Some(p) => Box::new(File::create(p).map_err(io)?),
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut out = BufWriter::with_capacity(1 << 20, sink);
+    for item in items {
+        serde_json::to_writer(&mut out, &item).map_err(|e| io(e.into()))?;
+        out.write_all(b"\n").map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn opts() -> InputOptions {
+        InputOptions {
+            id_field: "id".into(),
+            text_field: "text".into(),
+            on_error: super::super::OnError::Fail,
+        }
+    }
+
+    #[test]
+    fn bad_lines_say_what_is_wrong() {
+        let cases: [(&[u8], &str); 6] = [
+            (b"{\"id\": 1, \"text\": \"x\"", "not valid JSON"),
+            (b"[1, 2]", "expected a JSON object"),
+            (b"{\"text\": \"x\"}", "missing id field \"id\""),
+            (b"{\"id\": \"a\"}", "missing text field \"text\""),
+            (b"{\"id\": \"a\", \"text\": 5}", "must be a string"),
+            (
+                b"{\"id\": \"a\", \"text\": \"\xff\"}",
+                "invalid UTF-8 at byte 21",
+            ),
+        ];
+        let parse = |bytes: &[u8]| match parse_object(bytes) {
+            Ok(object) => document(3, &object, &opts()),
+            Err(e) => Record {
+                line: 3,
+                id: None,
+                text: Err(e),
+            },
+        };
+        for (line, want) in cases {
+            let err = parse(line).text.unwrap_err();
+            assert!(err.contains(want), "{err} (want {want})");
+        }
+        let ok = parse(br#"{"id": 7, "text": "hi"}"#);
+        assert_eq!(
+            (ok.id.as_deref(), ok.text.as_deref()),
+            (Some("7"), Ok("hi"))
+        );
+    }
+
+    #[test]
+    fn long_lines_are_drained_not_kept() {
+        let data = b"aaaa\nbb\n";
+        let mut r = BufReader::with_capacity(2, &data[..]);
+        let mut buf = Vec::new();
+        assert_eq!(read_line(&mut r, &mut buf).unwrap(), (5, false));
+        buf.clear();
+        assert_eq!(read_line(&mut r, &mut buf).unwrap(), (3, false));
+        assert_eq!(buf, b"bb\n");
+    }
+}

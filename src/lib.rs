@@ -1,0 +1,55 @@
+//! # semhash: document de-duplication that understands meaning
+//!
+//! A cascade of increasingly expensive tests, each applied only to what the
+//! previous one left undecided:
+//!
+//! ```text
+//! text ─normalize─► NormText ─sketch─► Signature ─index─► candidate pairs ─decide─► Verdict ─cluster─► clusters
+//! ```
+//!
+//! 1. [`normalize`]: NFKC, invisible characters, homoglyphs, case, punctuation
+//!    and whitespace, keeping offsets into the original text.
+//! 2. [`sketch`]: an exact key, a character MinHash, a weighted MinHash over
+//!    word shingles (IDF × token importance, boilerplate discounted, by
+//!    consistent weighted sampling) and passage samples for containment.
+//! 3. [`index`]: exact keys behind a Bloom filter, LSH bands chosen from the
+//!    threshold, passage postings; hot buckets capped.
+//! 4. [`decide`]: similarity estimates → relation (exact, near, contained_in,
+//!    contains) and score; viral snippets reported, not merged.
+//! 5. [`cluster`]: union-find, one representative per cluster.
+//!
+//! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use.
+//!
+//! ```
+//! use semhash::{Config, Deduper, Document, pipeline::Silent};
+//!
+//! let docs: Vec<Document> = [
+//!     ("a", "The quick brown fox jumps over the lazy dog."),
+//!     ("b", "THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG!"),
+//!     ("c", "An entirely different sentence about compilers."),
+//! ]
+//! .iter()
+//! .map(|(id, text)| Document { id: id.to_string(), text: text.to_string() })
+//! .collect();
+//! let outcome = Deduper::new(Config::default()).unwrap().dedup(&docs, &Silent);
+//! assert_eq!(outcome.docs[1].representative, "a");
+//! assert_eq!(outcome.docs[2].representative, "c");
+//! ```
+
+pub mod cluster;
+pub mod config;
+pub mod decide;
+pub mod error;
+pub mod eval;
+pub mod index;
+#[cfg(feature = "cli")]
+pub mod io;
+pub mod normalize;
+mod par;
+pub mod pipeline;
+pub mod sketch;
+pub mod store;
+
+pub use config::Config;
+pub use error::{Error, Result};
+pub use pipeline::{Deduper, Document};

@@ -1,0 +1,7 @@
+//! The `semhash` command: a thin front end over the library.
+
+mod cli;
+
+fn main() -> std::process::ExitCode {
+    cli::run()
+}

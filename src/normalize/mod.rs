@@ -1,0 +1,153 @@
+//! Stage 1: normalization.
+//!
+//! Duplicates hide behind differences a reader does not see: a ligature or a
+//! full-width letter (NFKC), a Cyrillic `а` in place of a Latin `a`
+//! (confusables), upper case, a zero-width space, a non-breaking space or a
+//! line break where another copy has a plain space. Each normalizer removes one
+//! such difference; [`Normalizers`] runs them in order. Every stage keeps the
+//! alignment to the original text (see [`NormText`]) so spans can be shown to a
+//! user in their own text.
+//!
+//! The normalized text is the input of every signature, so normalization is
+//! part of the signature's fingerprint: changing the list changes the config
+//! fingerprint and old signatures are refused.
+
+mod case;
+mod confusables;
+mod invisible;
+mod punctuation;
+mod text;
+mod unicode;
+mod whitespace;
+
+pub use case::CaseFold;
+pub use confusables::Confusables;
+pub use invisible::Invisible;
+pub use punctuation::{Punctuation, PunctuationPolicy};
+pub use text::{Emit, NormText};
+pub use unicode::Nfkc;
+pub use whitespace::Whitespace;
+
+use serde::{Deserialize, Serialize};
+
+/// One normalization stage: rewrites the text in place, keeping alignment.
+pub trait Normalizer {
+    fn normalize(&self, text: &mut NormText);
+}
+
+/// Any normalizer, as it appears in a [`Config`](crate::Config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum NormalizerWrapper {
+    Nfkc(Nfkc),
+    Invisible(Invisible),
+    Confusables(Confusables),
+    CaseFold(CaseFold),
+    Punctuation(Punctuation),
+    Whitespace(Whitespace),
+}
+
+impl Normalizer for NormalizerWrapper {
+    fn normalize(&self, text: &mut NormText) {
+        match self {
+            Self::Nfkc(n) => n.normalize(text),
+            Self::Invisible(n) => n.normalize(text),
+            Self::Confusables(n) => n.normalize(text),
+            Self::CaseFold(n) => n.normalize(text),
+            Self::Punctuation(n) => n.normalize(text),
+            Self::Whitespace(n) => n.normalize(text),
+        }
+    }
+}
+
+/// The normalizers of a pipeline, applied in order.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Normalizers(pub Vec<NormalizerWrapper>);
+
+impl Default for Normalizers {
+    /// NFKC, then invisible characters out, look-alikes to Latin (before case
+    /// folding, since `Н` and `н` resemble different Latin letters), case fold,
+    /// punctuation to spaces, and whitespace collapsed last so that what the
+    /// earlier stages turned into spaces collapses too.
+    fn default() -> Self {
+        Normalizers(vec![
+            NormalizerWrapper::Nfkc(Nfkc),
+            NormalizerWrapper::Invisible(Invisible),
+            NormalizerWrapper::Confusables(Confusables),
+            NormalizerWrapper::CaseFold(CaseFold),
+            NormalizerWrapper::Punctuation(Punctuation::default()),
+            NormalizerWrapper::Whitespace(Whitespace),
+        ])
+    }
+}
+
+impl Normalizer for Normalizers {
+    fn normalize(&self, text: &mut NormText) {
+        self.0.iter().for_each(|n| n.normalize(text));
+    }
+}
+
+impl Normalizers {
+    /// Normalizes `original`, keeping the alignment.
+    pub fn run(&self, original: &str) -> NormText {
+        let mut text = NormText::new(original);
+        self.normalize(&mut text);
+        text
+    }
+
+    /// Normalizes `original` when no span will be asked for.
+    pub fn text(&self, original: &str) -> String {
+        let mut text = NormText::untracked(original);
+        self.normalize(&mut text);
+        text.into_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn norm(s: &str) -> String {
+        let n = Normalizers::default();
+        let text = n.text(s);
+        assert_eq!(n.run(s).into_string(), text, "tracked and untracked agree");
+        text
+    }
+
+    #[test]
+    fn perturbed_copies_normalize_to_the_same_text() {
+        let plain = norm("A businessman is a hybrid of a dancer and a calculator. -- Paul Valery");
+        assert_eq!(
+            plain,
+            "a businessman is a hybrid of a dancer and a calculator paul valery"
+        );
+        for variant in [
+            "A BUSINESSMAN IS A HYBRID OF A DANCER AND A CALCULATOR! -- PAUL VALERY",
+            "A\u{a0}businessman\u{200b} is a\thybrid of a dancer\nand a calculator. -- Paul Valery",
+            "А businеssmаn is а hybrid оf а dаnсеr аnd а саlсulаtоr. -- Pаul Vаlеry",
+            "Ａ businessman is a hybrid of a dancer and a calculator. -- Paul Valery",
+        ] {
+            assert_eq!(norm(variant), plain, "{variant:?}");
+        }
+    }
+
+    #[test]
+    fn config_round_trips_through_json() {
+        let n = Normalizers::default();
+        let json = serde_json::to_string(&n).unwrap();
+        assert!(json.contains(r#"{"type":"nfkc"}"#), "{json}");
+        let back: Normalizers = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, n);
+    }
+
+    #[test]
+    fn span_of_normalized_word_points_into_original() {
+        let original = "Hello,\u{a0}\u{200b}WÖRLD!";
+        let t = Normalizers::default().run(original);
+        assert_eq!(t.as_str(), "hello wörld");
+        let start = t.as_str().find("wörld").unwrap();
+        let span = t.original_span(original, start, t.as_str().len());
+        assert_eq!(&original[span], "WÖRLD");
+    }
+}

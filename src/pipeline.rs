@@ -1,0 +1,390 @@
+//! The cascade, end to end: documents in, clusters and snippets out.
+//!
+//! [`Deduper::dedup`] runs one batch: normalize → exact copies settled by key
+//! (stage 0) → corpus statistics over the distinct texts → signatures →
+//! candidates from the index → verdicts → clusters, plus viral snippets.
+//! [`Deduper::compare`] scores given pairs. Incremental use (add today, query
+//! tomorrow) goes through [`crate::store`].
+
+use crate::cluster::{cluster, Link};
+use crate::decide::{snippets, Decider, PairSignals, Relation, Snippet, Verdict};
+use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
+use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
+use crate::{Config, Error, Result};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One input document.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Document {
+    pub id: String,
+    pub text: String,
+}
+
+/// Where one document landed.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DocResult {
+    pub id: String,
+    pub cluster: u32,
+    /// Id of the document kept for the cluster (the first in input order).
+    pub representative: String,
+    /// Relation of this document to `parent` (`none` for a representative).
+    pub relation: Relation,
+    pub score: f32,
+    /// Id of the document this one was found a duplicate of.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+}
+
+/// Counts and timings of a run.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunStats {
+    pub documents: u64,
+    pub distinct_texts: u64,
+    pub clusters: u64,
+    pub duplicates: u64,
+    /// Documents by their relation to their parent.
+    pub relations: BTreeMap<String, u64>,
+    pub candidate_pairs: u64,
+    pub accepted_pairs: u64,
+    pub snippets_found: u64,
+    pub weighted_banding: Option<Banding>,
+    pub char_banding: Option<Banding>,
+    pub kernel: String,
+    pub timings_ms: BTreeMap<String, f64>,
+}
+
+/// The result of [`Deduper::dedup`].
+#[derive(Clone, Debug, Serialize)]
+pub struct Outcome {
+    pub docs: Vec<DocResult>,
+    pub snippets: Vec<Snippet>,
+    pub stats: RunStats,
+}
+
+/// Receives progress of a long run (a terminal progress bar, a Web Worker message).
+pub trait Progress: Sync {
+    fn stage(&self, _name: &'static str, _total: u64) {}
+    fn advance(&self, _n: u64) {}
+}
+
+/// No progress reporting.
+pub struct Silent;
+impl Progress for Silent {}
+
+/// A configured pipeline.
+pub struct Deduper {
+    config: Config,
+    signer: Signer,
+    fingerprint: Fingerprint,
+}
+
+impl Deduper {
+    pub fn new(config: Config) -> Result<Self> {
+        config.validate()?;
+        let signer = Signer::new(&config.sketch);
+        let fingerprint = config.fingerprint();
+        Ok(Deduper {
+            config,
+            signer,
+            fingerprint,
+        })
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn fingerprint(&self) -> Fingerprint {
+        self.fingerprint
+    }
+
+    pub fn signer(&self) -> &Signer {
+        &self.signer
+    }
+
+    /// Checks a document against the input rules.
+    pub fn check(&self, text: &str) -> Result<()> {
+        let max = self.config.limits.max_doc_bytes;
+        if text.len() as u64 > max {
+            return Err(Error::Input(format!(
+                "text is {} bytes, over the limit of {max} bytes (raise limits.max_doc_bytes or --max-doc-bytes)",
+                text.len()
+            )));
+        }
+        if text.trim().is_empty() {
+            return Err(Error::Input("text is empty".into()));
+        }
+        Ok(())
+    }
+
+    /// Normalizes and shingles one text.
+    pub fn prepare(&self, text: &str) -> Prepared {
+        self.signer.prepare(self.config.normalize.text(text))
+    }
+
+    fn blocker(&self) -> Blocker {
+        Blocker::new(
+            &self.config.sketch,
+            &self.config.decide.blocking(),
+            &self.config.index,
+        )
+    }
+
+    /// An empty index for incremental use, configured like this pipeline.
+    pub fn new_index(&self) -> SignatureIndex {
+        SignatureIndex::new(self.blocker(), &self.config.index)
+    }
+
+    /// Compares two signatures.
+    pub fn verdict(&self, a: &Signature, b: &Signature) -> (Verdict, PairSignals) {
+        let signals = PairSignals::between(a, b, self.config.decide.min_samples());
+        (self.config.decide.decide(&signals), signals)
+    }
+
+    /// De-duplicates one batch. Ids must be distinct and texts must pass
+    /// [`Deduper::check`]; the caller reports bad input before calling.
+    pub fn dedup(&self, docs: &[Document], progress: &dyn Progress) -> Outcome {
+        let mut stats = RunStats {
+            documents: docs.len() as u64,
+            kernel: format!("{:?}", crate::sketch::kernels::Kernel::best()),
+            ..Default::default()
+        };
+        let mut clock = Clock::start();
+
+        progress.stage("normalize", docs.len() as u64);
+        let prepared: Vec<Prepared> = crate::par::map(docs, |d| {
+            let p = self.prepare(&d.text);
+            progress.advance(1);
+            p
+        });
+        clock.lap(&mut stats, "normalize");
+
+        // Stage 0: exact copies point at the first holder of their key.
+        let mut exact = ExactIndex::with_capacity(docs.len() as u64);
+        let mut distinct: Vec<u32> = Vec::new();
+        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
+        let mut copies = vec![0u32; docs.len()];
+        for (i, p) in prepared.iter().enumerate() {
+            match exact.insert(p.exact, i as u32) {
+                Some(first) => {
+                    copy_of[i] = Some(first);
+                    copies[first as usize] += 1;
+                }
+                None => distinct.push(i as u32),
+            }
+        }
+        stats.distinct_texts = distinct.len() as u64;
+        clock.lap(&mut stats, "exact");
+
+        let shingles: Vec<&[u64]> = distinct
+            .iter()
+            .map(|&i| prepared[i as usize].sequence.as_slice())
+            .collect();
+        let corpus = CorpusStats::from_corpus(&self.config.weights, &shingles);
+        clock.lap(&mut stats, "statistics");
+
+        progress.stage("sign", distinct.len() as u64);
+        let sigs: Vec<Signature> = crate::par::map(&distinct, |&i| {
+            let s = self.signer.sign(&prepared[i as usize], &corpus);
+            progress.advance(1);
+            s
+        });
+        clock.lap(&mut stats, "sign");
+
+        progress.stage("compare", 0);
+        let blocker = self.blocker();
+        let (wb, cb) = blocker.bandings();
+        (stats.weighted_banding, stats.char_banding) = (Some(wb), Some(cb));
+        // A capped bucket links to its most-copied member: for a hot document, the original.
+        let rank: Vec<u64> = distinct
+            .iter()
+            .map(|&i| (u32::MAX - copies[i as usize]) as u64)
+            .collect();
+        let sig_refs: Vec<&Signature> = sigs.iter().collect();
+        let pairs = candidate_pairs(
+            &sig_refs,
+            &rank,
+            &blocker,
+            self.config.index.bucket_cap.max(1) as usize,
+        );
+        stats.candidate_pairs = pairs.len() as u64;
+        clock.lap(&mut stats, "candidates");
+
+        let mut links: Vec<Link> = crate::par::map(&pairs, |&(a, b)| {
+            let (v, _) = self.verdict(&sigs[a as usize], &sigs[b as usize]);
+            v.relation.is_duplicate().then(|| Link {
+                a: distinct[a as usize],
+                b: distinct[b as usize],
+                relation: v.relation,
+                score: v.score,
+            })
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        stats.accepted_pairs = links.len() as u64;
+        links.extend(copy_of.iter().enumerate().filter_map(|(i, first)| {
+            first.map(|f| Link {
+                a: i as u32,
+                b: f,
+                relation: Relation::Exact,
+                score: 1.0,
+            })
+        }));
+        clock.lap(&mut stats, "verify");
+
+        let placements = cluster(docs.len(), &links);
+        clock.lap(&mut stats, "cluster");
+
+        let snippets = self.snippets(docs, &prepared, &distinct, &copy_of, &corpus, &placements);
+        stats.snippets_found = snippets.len() as u64;
+        clock.lap(&mut stats, "snippets");
+
+        let results: Vec<DocResult> = placements
+            .iter()
+            .zip(docs)
+            .map(|(p, d)| DocResult {
+                id: d.id.clone(),
+                cluster: p.cluster,
+                representative: docs[p.representative as usize].id.clone(),
+                relation: p.relation,
+                score: p.score,
+                parent: p.parent.map(|q| docs[q as usize].id.clone()),
+            })
+            .collect();
+        stats.clusters = placements.iter().map(|p| p.cluster + 1).max().unwrap_or(0) as u64;
+        stats.duplicates = results.iter().filter(|r| r.parent.is_some()).count() as u64;
+        for r in &results {
+            let name = serde_json::to_value(r.relation).expect("relation serialises");
+            *stats
+                .relations
+                .entry(name.as_str().unwrap_or_default().to_owned())
+                .or_default() += 1;
+        }
+        Outcome {
+            docs: results,
+            snippets,
+            stats,
+        }
+    }
+
+    /// Passages shared by documents of at least `min_docs` different clusters.
+    fn snippets(
+        &self,
+        docs: &[Document],
+        prepared: &[Prepared],
+        distinct: &[u32],
+        copy_of: &[Option<u32>],
+        corpus: &CorpusStats,
+        placements: &[crate::cluster::Placement],
+    ) -> Vec<Snippet> {
+        let config = &self.config.snippets;
+        let n = self.config.sketch.word_ngram as usize;
+        let found = crate::par::flat_map_indexed(distinct, |_, &i| {
+            let p = &prepared[i as usize];
+            snippets::occurrences(i, &p.normalized, &p.sequence, n, corpus, config)
+        });
+        let mut holders_of: Vec<Vec<u32>> = vec![Vec::new(); docs.len()];
+        for (i, first) in copy_of.iter().enumerate() {
+            if let Some(f) = first {
+                holders_of[*f as usize].push(i as u32);
+            }
+        }
+        let mut out = Vec::new();
+        for group in snippets::group(found, config) {
+            let mut clusters: Vec<u32> = group
+                .iter()
+                .map(|o| placements[o.doc as usize].cluster)
+                .collect();
+            clusters.sort_unstable();
+            clusters.dedup();
+            if clusters.len() < config.min_docs as usize {
+                continue;
+            }
+            let first = group[0];
+            let original = &docs[first.doc as usize].text;
+            let aligned = self.config.normalize.run(original);
+            let span = aligned.original_span(original, first.start as usize, first.end as usize);
+            let mut ids: Vec<u32> = group
+                .iter()
+                .flat_map(|o| {
+                    std::iter::once(o.doc).chain(holders_of[o.doc as usize].iter().copied())
+                })
+                .collect();
+            ids.sort_unstable();
+            out.push(Snippet {
+                text: original[span].trim().to_owned(),
+                words: first.words,
+                docs: ids
+                    .into_iter()
+                    .map(|d| docs[d as usize].id.clone())
+                    .collect(),
+            });
+            if out.len() >= config.max_reported as usize {
+                break;
+            }
+        }
+        out
+    }
+
+    /// Scores pairs of texts against each other, with corpus statistics drawn
+    /// from all texts of all pairs (IDF needs a corpus; these are the one given).
+    pub fn compare(&self, pairs: &[(&str, &str)]) -> Vec<(Verdict, PairSignals)> {
+        let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+        let mut texts: Vec<&str> = Vec::new();
+        let pair_ids: Vec<(u32, u32)> = pairs
+            .iter()
+            .map(|&(a, b)| {
+                let mut id = |t| {
+                    *index_of.entry(t).or_insert_with(|| {
+                        texts.push(t);
+                        texts.len() as u32 - 1
+                    })
+                };
+                (id(a), id(b))
+            })
+            .collect();
+        let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
+        let mut exact = ExactIndex::with_capacity(prepared.len() as u64);
+        let distinct: Vec<&[u64]> = prepared
+            .iter()
+            .enumerate()
+            .filter(|(i, p)| exact.insert(p.exact, *i as u32).is_none())
+            .map(|(_, p)| p.sequence.as_slice())
+            .collect();
+        let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
+        let sigs: Vec<Signature> = crate::par::map(&prepared, |p| self.signer.sign(p, &corpus));
+        crate::par::map(&pair_ids, |&(a, b)| {
+            self.verdict(&sigs[a as usize], &sigs[b as usize])
+        })
+    }
+}
+
+/// Stage timings (none on wasm32, which has no monotonic clock without JS).
+struct Clock {
+    #[cfg(not(target_arch = "wasm32"))]
+    last: std::time::Instant,
+}
+
+impl Clock {
+    fn start() -> Self {
+        Clock {
+            #[cfg(not(target_arch = "wasm32"))]
+            last: std::time::Instant::now(),
+        }
+    }
+
+    fn lap(&mut self, stats: &mut RunStats, stage: &str) {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let now = std::time::Instant::now();
+            stats
+                .timings_ms
+                .insert(stage.to_owned(), (now - self.last).as_secs_f64() * 1e3);
+            self.last = now;
+        }
+        #[cfg(target_arch = "wasm32")]
+        let _ = (stats, stage);
+    }
+}

@@ -1,0 +1,183 @@
+//! The hot loops of sketching, behind one interface.
+//!
+//! Signing a document means hashing every shingle under every one of K
+//! permutations (MinHash) or drawing K consistent weighted samples per
+//! shingle (CWS): that inner loop over K is where the time goes. Both loops
+//! are written once, in [`portable`], as straight-line arithmetic over slices
+//! of equal length with no branches in the loop body, so LLVM vectorises them.
+//! This module compiles that same code a second time with AVX2 enabled and
+//! picks the widest version the CPU has at run time; on wasm32 the portable
+//! version is vectorised by `-C target-feature=+simd128`.
+//!
+//! The kernels use only integer operations and IEEE `+ - * /` on `f32` (no
+//! fused multiply-add, no platform `ln`): every version gives the same bits
+//! on every machine, which the tests check on random inputs.
+
+pub mod portable;
+#[cfg(target_arch = "x86_64")]
+mod x86;
+
+/// One implementation of the kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kernel {
+    /// Compiled for the target's baseline (SSE2 on x86-64, SIMD128 on wasm when enabled).
+    Portable,
+    /// The same code compiled with AVX2 (x86-64 only, chosen when the CPU has it).
+    #[cfg(target_arch = "x86_64")]
+    Avx2,
+    /// The same code compiled with AVX-512F.
+    #[cfg(target_arch = "x86_64")]
+    Avx512,
+}
+
+impl Kernel {
+    /// The fastest kernel this CPU runs.
+    pub fn best() -> Kernel {
+        *Kernel::available()
+            .last()
+            .expect("portable is always available")
+    }
+
+    /// Every kernel this CPU runs, slowest first (for tests and benchmarks).
+    pub fn available() -> Vec<Kernel> {
+        let mut all = vec![Kernel::Portable];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                all.push(Kernel::Avx2);
+            }
+            if std::is_x86_feature_detected!("avx512f") {
+                all.push(Kernel::Avx512);
+            }
+        }
+        all
+    }
+
+    /// `sig[k] = min(sig[k], min over x in keys of fmix32(x ^ seeds[k]))`.
+    pub fn minhash(self, keys: &[u32], seeds: &[u32], sig: &mut [u32]) {
+        match self {
+            Kernel::Portable => portable::minhash(keys, seeds, sig),
+            // SAFETY: these variants are only chosen by `available`, after the
+            // CPU reported the feature (or by a caller who checked the same).
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::minhash_avx2(keys, seeds, sig) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::minhash_avx512(keys, seeds, sig) },
+        }
+    }
+
+    /// Folds weighted elements into the running ICWS minima; see [`portable::icws`].
+    pub fn icws(self, keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
+        match self {
+            Kernel::Portable => portable::icws(keys, ln_weights, seeds, state),
+            // SAFETY: as above.
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => unsafe { x86::icws_avx2(keys, ln_weights, seeds, state) },
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx512 => unsafe { x86::icws_avx512(keys, ln_weights, seeds, state) },
+        }
+    }
+}
+
+/// Per-sampler seeds of the four hashes behind the ICWS random variables.
+#[derive(Clone, Debug)]
+pub struct IcwsSeeds {
+    pub r1: Vec<u32>,
+    pub r2: Vec<u32>,
+    pub c1: Vec<u32>,
+    pub c2: Vec<u32>,
+}
+
+impl IcwsSeeds {
+    pub fn new(seed: u64, k: usize) -> Self {
+        let all = super::hash::seeds(seed, 4 * k);
+        let part = |i: usize| all[i * k..(i + 1) * k].to_vec();
+        IcwsSeeds {
+            r1: part(0),
+            r2: part(1),
+            c1: part(2),
+            c2: part(3),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.r1.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.r1.is_empty()
+    }
+}
+
+/// The running minimum of each of the K samplers: the smallest `ln a` seen,
+/// and the element and quantised weight `t` that produced it.
+#[derive(Clone, Debug)]
+pub struct IcwsState {
+    pub ln_a: Vec<f32>,
+    pub t: Vec<i32>,
+    pub key: Vec<u32>,
+}
+
+impl IcwsState {
+    pub fn new(k: usize) -> Self {
+        IcwsState {
+            ln_a: vec![f32::INFINITY; k],
+            t: vec![0; k],
+            key: vec![0; k],
+        }
+    }
+
+    /// The K samples as 32-bit values: equal exactly when both the element and
+    /// `t` agree, which happens with probability equal to the weighted Jaccard.
+    pub fn finish(&self) -> Vec<u32> {
+        self.key
+            .iter()
+            .zip(&self.t)
+            .map(|(&key, &t)| {
+                super::hash::fmix32(key ^ super::hash::fmix32(t as u32 ^ 0x7f4a_7c15))
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sketch::hash::{mix64, seeds};
+
+    fn random_u32(n: usize, seed: u64) -> Vec<u32> {
+        (0..n as u64)
+            .map(|i| (mix64(seed ^ i) >> 7) as u32)
+            .collect()
+    }
+
+    #[test]
+    fn every_kernel_agrees_with_portable_bit_for_bit() {
+        for k in [1, 7, 64, 128, 130] {
+            let keys = random_u32(500, k as u64);
+            let ln_w: Vec<f32> = random_u32(500, 99)
+                .iter()
+                .map(|&x| (x % 4000) as f32 / 1000.0 - 2.0)
+                .collect();
+            let s = seeds(3, k);
+            let icws_seeds = IcwsSeeds::new(11, k);
+            let mut want_sig = vec![u32::MAX; k];
+            Kernel::Portable.minhash(&keys, &s, &mut want_sig);
+            let mut want = IcwsState::new(k);
+            Kernel::Portable.icws(&keys, &ln_w, &icws_seeds, &mut want);
+            for kernel in Kernel::available() {
+                let mut sig = vec![u32::MAX; k];
+                kernel.minhash(&keys, &s, &mut sig);
+                assert_eq!(sig, want_sig, "{kernel:?} minhash k={k}");
+                let mut got = IcwsState::new(k);
+                kernel.icws(&keys, &ln_w, &icws_seeds, &mut got);
+                assert_eq!(got.t, want.t, "{kernel:?} icws t k={k}");
+                assert_eq!(got.key, want.key, "{kernel:?} icws key k={k}");
+                assert_eq!(
+                    got.ln_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+                    want.ln_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,311 @@
+//! Shingle weights: IDF times token importance, with boilerplate discounted.
+//!
+//! A shingle that occurs in many documents says little about any one of them
+//! (IDF). Some of those are worse than uninformative: the navigation, cookie
+//! and footer text of a site template, or a viral quote pasted into many
+//! unrelated documents, would make every page of that site look alike. They
+//! are *boilerplate*, marked (not deleted) and weighted down.
+//!
+//! Telling boilerplate from a hot document is the subtle part: a document
+//! copied 300 times with small edits also has shingles that occur in hundreds
+//! of documents, and discounting those would leave only the edits to compare.
+//! The difference is what else the holders contain. Template text sits in
+//! documents that each have substantial content of their own; a hot
+//! document's copies have almost nothing besides the shared text. So a
+//! shingle is *widespread* when it is held by at least `boilerplate_min_docs`
+//! documents that each have at least `own_content_min_shingles` shingles that
+//! are not common themselves.
+//!
+//! Common phrases ("one of the", "this package contains") are widespread too,
+//! yet a text is not boilerplate for using them. Boilerplate is a passage: in
+//! each document, a shingle counts as boilerplate only inside a run of at least
+//! `boilerplate_min_run` consecutive widespread shingles ([`CorpusStats::boilerplate_runs`]).
+
+use super::hash::PrehashedMap as HashMap;
+use super::Shingles;
+use crate::index::Bloom;
+use serde::{Deserialize, Serialize};
+
+/// How shingles are weighted; part of the signature fingerprint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WeightConfig {
+    /// IDF is computed as if the corpus had this many more documents, none
+    /// holding the shingle: keeps weights sane for a corpus of a few documents.
+    pub idf_prior_docs: u32,
+    /// A shingle held by this many documents with content of their own is boilerplate.
+    pub boilerplate_min_docs: u32,
+    /// Shingles held by fewer than `boilerplate_min_docs` documents that a
+    /// document needs to count as having content of its own.
+    pub own_content_min_shingles: u32,
+    /// Consecutive widespread shingles that make a boilerplate passage.
+    pub boilerplate_min_run: u32,
+    /// Weight factor of a boilerplate shingle.
+    pub boilerplate_discount: f32,
+}
+
+impl Default for WeightConfig {
+    fn default() -> Self {
+        WeightConfig {
+            idf_prior_docs: 1000,
+            boilerplate_min_docs: 5,
+            own_content_min_shingles: 12,
+            boilerplate_min_run: 4,
+            boilerplate_discount: 0.01,
+        }
+    }
+}
+
+/// Document frequencies of a corpus's word shingles.
+///
+/// Built exactly from a whole batch ([`CorpusStats::from_corpus`]; the same
+/// counts whatever the thread count) or grown one document at a time
+/// ([`CorpusStats::add`], for a store that receives documents over days).
+#[derive(Clone, Debug)]
+pub struct CorpusStats {
+    config: WeightConfig,
+    docs: u64,
+    /// `(df, content_df)` of every shingle held by two or more documents;
+    /// `content_df` counts only holders with content of their own.
+    shared: HashMap<u64, (u32, u32)>,
+    /// Every shingle seen while streaming, to notice its second document.
+    seen: Option<Bloom>,
+}
+
+impl CorpusStats {
+    /// Statistics of an empty corpus, ready to stream about `capacity` distinct shingles into.
+    pub fn new(config: &WeightConfig, capacity: u64) -> Self {
+        CorpusStats {
+            config: config.clone(),
+            docs: 0,
+            shared: HashMap::default(),
+            seen: Some(Bloom::with_capacity(capacity)),
+        }
+    }
+
+    /// Exact statistics of a batch; `docs` holds each document's shingles
+    /// (exact copies removed beforehand, so that a document pasted 10,000
+    /// times counts once).
+    pub fn from_corpus(config: &WeightConfig, docs: &[&[u64]]) -> Self {
+        let min_docs = config.boilerplate_min_docs.max(2);
+        let distinct: Vec<Shingles> =
+            crate::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
+        let docs = &distinct;
+        let mut all: Vec<u64> = crate::par::flat_map_indexed(docs, |_, d| d.0.clone());
+        crate::par::sort(&mut all);
+        let mut shared: HashMap<u64, (u32, u32)> = runs(&all)
+            .filter(|&(_, n)| n >= 2)
+            .map(|(h, n)| (h, (n, 0)))
+            .collect();
+        drop(all);
+
+        let df = |h: &u64| shared.get(h).map_or(1, |&(n, _)| n);
+        let mut content: Vec<u64> = crate::par::flat_map_indexed(docs, |_, d| {
+            let own = d.0.iter().filter(|h| df(h) < min_docs).count() as u32;
+            if own < config.own_content_min_shingles {
+                return Vec::new();
+            }
+            d.0.iter().copied().filter(|h| df(h) >= min_docs).collect()
+        });
+        crate::par::sort(&mut content);
+        for (h, n) in runs(&content) {
+            if let Some(entry) = shared.get_mut(&h) {
+                entry.1 = n;
+            }
+        }
+        CorpusStats {
+            config: config.clone(),
+            docs: docs.len() as u64,
+            shared,
+            seen: None,
+        }
+    }
+
+    /// Counts one more document.
+    pub fn add(&mut self, shingles: &[u64]) {
+        let shingles = &Shingles::from_unsorted(shingles.to_vec());
+        let min_docs = self.config.boilerplate_min_docs.max(2);
+        let seen = self
+            .seen
+            .get_or_insert_with(|| Bloom::with_capacity(1 << 20));
+        for &h in &shingles.0 {
+            if let Some(entry) = self.shared.get_mut(&h) {
+                entry.0 += 1;
+            } else if seen.insert(h as u128) {
+                self.shared.insert(h, (2, 0));
+            }
+        }
+        let own = shingles
+            .0
+            .iter()
+            .filter(|&&h| self.df(h) < min_docs)
+            .count() as u32;
+        if own >= self.config.own_content_min_shingles {
+            for h in &shingles.0 {
+                if let Some(entry) = self.shared.get_mut(h) {
+                    entry.1 += 1;
+                }
+            }
+        }
+        self.docs += 1;
+    }
+
+    /// Number of documents counted.
+    pub fn docs(&self) -> u64 {
+        self.docs
+    }
+
+    /// Documents holding the shingle (at least 1: the one asking).
+    pub fn df(&self, shingle: u64) -> u32 {
+        self.shared.get(&shingle).map_or(1, |&(n, _)| n)
+    }
+
+    /// Whether the shingle is widespread: held by many documents with
+    /// content of their own (see the module docs).
+    pub fn is_widespread(&self, shingle: u64) -> bool {
+        self.shared
+            .get(&shingle)
+            .is_some_and(|&(_, content)| content >= self.config.boilerplate_min_docs.max(2))
+    }
+
+    /// Maximal runs of consecutive widespread shingles in a document's shingle
+    /// sequence, at least `boilerplate_min_run` long: its boilerplate passages.
+    pub fn boilerplate_runs(&self, sequence: &[u64]) -> Vec<std::ops::Range<usize>> {
+        let min_run = self.config.boilerplate_min_run.max(1) as usize;
+        let mut runs = Vec::new();
+        let mut i = 0;
+        while i < sequence.len() {
+            let start = i;
+            while i < sequence.len() && self.is_widespread(sequence[i]) {
+                i += 1;
+            }
+            if i - start >= min_run {
+                runs.push(start..i);
+            }
+            i += 1;
+        }
+        runs
+    }
+
+    /// The distinct shingles of a document's sequence that sit in its boilerplate passages, sorted.
+    pub fn boilerplate_of(&self, sequence: &[u64]) -> Shingles {
+        Shingles::from_unsorted(
+            self.boilerplate_runs(sequence)
+                .into_iter()
+                .flat_map(|r| sequence[r].iter().copied())
+                .collect(),
+        )
+    }
+
+    /// The shingle's weight for consistent weighted sampling.
+    pub fn weight(&self, shingle: u64, importance: f32, boilerplate: bool) -> f32 {
+        let n = (self.docs + self.config.idf_prior_docs as u64) as f32;
+        let df = self.df(shingle) as f32;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(1e-3);
+        let discount = if boilerplate {
+            self.config.boilerplate_discount
+        } else {
+            1.0
+        };
+        idf * importance * discount
+    }
+
+    /// Serialises the statistics (for a file-backed store).
+    pub fn to_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.docs.to_le_bytes());
+        let mut entries: Vec<_> = self.shared.iter().collect();
+        entries.sort_unstable_by_key(|(h, _)| **h);
+        out.extend_from_slice(&(entries.len() as u64).to_le_bytes());
+        for (h, (df, content)) in entries {
+            out.extend_from_slice(&h.to_le_bytes());
+            out.extend_from_slice(&df.to_le_bytes());
+            out.extend_from_slice(&content.to_le_bytes());
+        }
+        out.push(self.seen.is_some() as u8);
+        if let Some(seen) = &self.seen {
+            seen.to_bytes(out);
+        }
+    }
+
+    pub fn from_bytes(
+        config: &WeightConfig,
+        r: &mut super::format::Reader<'_>,
+    ) -> crate::Result<Self> {
+        let docs = r.u64()?;
+        let n = r.u64()? as usize;
+        let mut shared = HashMap::with_capacity_and_hasher(n.min(1 << 24), Default::default());
+        for _ in 0..n {
+            let h = r.u64()?;
+            shared.insert(h, (r.u32()?, r.u32()?));
+        }
+        let seen = match r.u8()? {
+            0 => None,
+            1 => Some(Bloom::from_bytes(r)?),
+            _ => return Err(r.malformed("statistics flag")),
+        };
+        Ok(CorpusStats {
+            config: config.clone(),
+            docs,
+            shared,
+            seen,
+        })
+    }
+}
+
+/// `(value, run length)` of each run of equal values in a sorted slice.
+fn runs(sorted: &[u64]) -> impl Iterator<Item = (u64, u32)> + '_ {
+    sorted
+        .chunk_by(|a, b| a == b)
+        .map(|run| (run[0], run.len() as u32))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(range: std::ops::Range<u64>, extra: &[u64]) -> Vec<u64> {
+        range.chain(extra.iter().copied()).collect()
+    }
+
+    #[test]
+    fn template_is_boilerplate_but_hot_text_is_not() {
+        let config = WeightConfig::default();
+        let template = [9_000, 9_001, 9_002, 9_003];
+        // Six pages, each with its own content (20 shingles) and the same template.
+        let pages: Vec<Vec<u64>> = (0..6)
+            .map(|i| doc(i * 100..i * 100 + 20, &template))
+            .collect();
+        // Six copies of one hot text (shingles 5000..5030), each with one small edit.
+        let hot: Vec<Vec<u64>> = (0..6).map(|i| doc(5_000..5_030, &[7_000 + i])).collect();
+        let all: Vec<&[u64]> = pages.iter().chain(&hot).map(|d| d.as_slice()).collect();
+        let batch = CorpusStats::from_corpus(&config, &all);
+        let mut streamed = CorpusStats::new(&config, 1000);
+        all.iter().for_each(|d| streamed.add(d));
+        for stats in [&batch, &streamed] {
+            assert!(stats.is_widespread(9_000));
+            assert!(!stats.is_widespread(5_010));
+            assert!(!stats.is_widespread(3));
+            assert_eq!(stats.df(5_010), 6);
+            // The template is a run of four: boilerplate. Two of its shingles alone are a phrase.
+            assert_eq!(stats.boilerplate_runs(&pages[1]), vec![20..24]);
+            assert!(stats.boilerplate_runs(&[1, 9_000, 9_001, 2]).is_empty());
+            assert!(stats.weight(9_000, 1.0, true) < 0.1 * stats.weight(3, 1.0, false));
+        }
+    }
+
+    #[test]
+    fn serialises() {
+        let config = WeightConfig::default();
+        let mut s = CorpusStats::new(&config, 100);
+        s.add(&doc(0..30, &[]));
+        s.add(&doc(10..40, &[]));
+        let mut bytes = Vec::new();
+        s.to_bytes(&mut bytes);
+        let back =
+            CorpusStats::from_bytes(&config, &mut super::super::format::Reader::new(&bytes, "t"))
+                .unwrap();
+        assert_eq!(back.docs(), 2);
+        assert_eq!(back.df(15), 2);
+        assert_eq!(back.shared, s.shared);
+    }
+}

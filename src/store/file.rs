@@ -1,0 +1,289 @@
+//! A directory-backed store: `meta.json`, an append-only `log` and `stats`.
+//!
+//! The log is a sequence of frames, one per committed batch:
+//! `"SHLB"`, body length (u32), body, xxh3-64 of the body. A body is a list of
+//! operations: `1` (add) with the id and the signature bytes, or `2` (remove)
+//! with the id. A frame is written and synced before the commit returns, so a
+//! crash loses at most the batch being written; a torn last frame (the process
+//! died mid-write) is dropped on the next open with a warning, while a frame
+//! that is complete but fails its checksum makes the store refuse to open.
+//! `stats` (corpus statistics) is replaced atomically after each commit.
+
+use super::SignatureStore;
+use crate::pipeline::Deduper;
+use crate::sketch::format::Reader;
+use crate::sketch::{CorpusStats, Fingerprint, Signature};
+use crate::{Error, Result};
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+const FRAME_MAGIC: [u8; 4] = *b"SHLB";
+const STATS_MAGIC: [u8; 4] = *b"SHST";
+const STORE_VERSION: u16 = 1;
+const ADD: u8 = 1;
+const REMOVE: u8 = 2;
+
+/// A signature store in a directory.
+#[derive(Debug)]
+pub struct FileStore {
+    dir: PathBuf,
+    fingerprint: Fingerprint,
+    /// Bytes of the log up to the last complete frame.
+    valid_len: u64,
+    /// Warnings from opening (a dropped torn frame).
+    pub warnings: Vec<String>,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Meta {
+    format: String,
+    version: u16,
+    fingerprint: String,
+}
+
+impl FileStore {
+    /// Opens the store in `dir`, creating it if missing. A store made under
+    /// another configuration or format is refused.
+    pub fn open(dir: impl AsRef<Path>, fingerprint: Fingerprint) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        let ctx = |what: &str| format!("store {}: {what}", dir.display());
+        fs::create_dir_all(&dir).map_err(|e| Error::io(ctx("cannot create"), e))?;
+        let meta_path = dir.join("meta.json");
+        if meta_path.exists() {
+            let text = fs::read_to_string(&meta_path)
+                .map_err(|e| Error::io(ctx("cannot read meta.json"), e))?;
+            let meta: Meta = serde_json::from_str(&text).map_err(|e| Error::Corrupted {
+                context: ctx("meta.json"),
+                detail: e.to_string(),
+            })?;
+            if meta.format != "semhash-store" {
+                return Err(Error::Corrupted {
+                    context: ctx("meta.json"),
+                    detail: "not a semhash store".into(),
+                });
+            }
+            if meta.version != STORE_VERSION {
+                return Err(Error::UnsupportedVersion {
+                    context: ctx("meta.json"),
+                    found: meta.version,
+                    supported: STORE_VERSION,
+                });
+            }
+            if meta.fingerprint != fingerprint.to_string() {
+                return Err(Error::FingerprintMismatch {
+                    context: ctx("meta.json"),
+                    expected: fingerprint.to_string(),
+                    found: meta.fingerprint,
+                });
+            }
+        } else {
+            let meta = Meta {
+                format: "semhash-store".into(),
+                version: STORE_VERSION,
+                fingerprint: fingerprint.to_string(),
+            };
+            write_atomic(
+                &meta_path,
+                serde_json::to_string_pretty(&meta)
+                    .expect("meta serialises")
+                    .as_bytes(),
+            )?;
+        }
+        Ok(FileStore {
+            dir,
+            fingerprint,
+            valid_len: 0,
+            warnings: Vec::new(),
+        })
+    }
+
+    fn log_path(&self) -> PathBuf {
+        self.dir.join("log")
+    }
+
+    fn stats_path(&self) -> PathBuf {
+        self.dir.join("stats")
+    }
+}
+
+impl SignatureStore for FileStore {
+    fn load(&mut self, deduper: &Deduper) -> Result<super::Stored> {
+        let log_path = self.log_path();
+        let mut bytes = Vec::new();
+        if log_path.exists() {
+            File::open(&log_path)
+                .and_then(|mut f| f.read_to_end(&mut bytes))
+                .map_err(|e| Error::io(format!("reading {}", log_path.display()), e))?;
+        }
+        let context = log_path.display().to_string();
+        let mut live: Vec<Option<(String, Signature)>> = Vec::new();
+        let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut pos = 0usize;
+        while pos < bytes.len() {
+            let rest = &bytes[pos..];
+            let torn = rest.len() < 8 || {
+                let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
+                rest.len() < 8 + len + 8
+            };
+            if torn {
+                self.warnings.push(format!(
+                    "{context}: dropped an incomplete last batch ({} bytes) left by an interrupted write",
+                    rest.len()
+                ));
+                break;
+            }
+            if rest[..4] != FRAME_MAGIC {
+                return Err(Error::Corrupted {
+                    context,
+                    detail: format!("no batch frame at byte {pos}"),
+                });
+            }
+            let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
+            let body = &rest[8..8 + len];
+            let sum = u64::from_le_bytes(rest[8 + len..16 + len].try_into().expect("8 bytes"));
+            if crate::sketch::hash::hash64(0, body) != sum {
+                return Err(Error::Corrupted {
+                    context,
+                    detail: format!("checksum mismatch in the batch at byte {pos}"),
+                });
+            }
+            let frame_ctx = format!("{context} (batch at byte {pos})");
+            let mut r = Reader::new(body, &frame_ctx);
+            while !r.is_empty() {
+                let op = r.u8()?;
+                let id_len = r.u16()? as usize;
+                let id = std::str::from_utf8(r.take(id_len)?)
+                    .map_err(|_| r.malformed("id"))?
+                    .to_owned();
+                match op {
+                    ADD => {
+                        let start = r.position();
+                        let (sig, used) =
+                            Signature::from_bytes(&body[start..], self.fingerprint, &frame_ctx)?;
+                        r.skip(used)?;
+                        slot.insert(id.clone(), live.len());
+                        live.push(Some((id, sig)));
+                    }
+                    REMOVE => {
+                        if let Some(i) = slot.remove(&id) {
+                            live[i] = None;
+                        }
+                    }
+                    _ => return Err(r.malformed("operation")),
+                }
+            }
+            pos += 16 + len;
+        }
+        self.valid_len = pos as u64;
+
+        let stats_path = self.stats_path();
+        let stats = if stats_path.exists() {
+            let bytes = fs::read(&stats_path)
+                .map_err(|e| Error::io(format!("reading {}", stats_path.display()), e))?;
+            let ctx = stats_path.display().to_string();
+            if bytes.len() < 30 || bytes[..4] != STATS_MAGIC {
+                return Err(Error::Corrupted {
+                    context: ctx,
+                    detail: "not a statistics file".into(),
+                });
+            }
+            let (body, sum) = bytes.split_at(bytes.len() - 8);
+            if crate::sketch::hash::hash64(0, body)
+                != u64::from_le_bytes(sum.try_into().expect("8 bytes"))
+            {
+                return Err(Error::Corrupted {
+                    context: ctx,
+                    detail: "checksum mismatch".into(),
+                });
+            }
+            let mut r = Reader::new(body, &ctx);
+            r.skip(4)?;
+            let version = r.u16()?;
+            if version != STORE_VERSION {
+                return Err(Error::UnsupportedVersion {
+                    context: ctx,
+                    found: version,
+                    supported: STORE_VERSION,
+                });
+            }
+            if r.array::<16>()? != self.fingerprint.0 {
+                return Err(Error::Corrupted {
+                    context: ctx,
+                    detail: "statistics of another configuration".into(),
+                });
+            }
+            Some(CorpusStats::from_bytes(&deduper.config().weights, &mut r)?)
+        } else {
+            None
+        };
+        Ok((live.into_iter().flatten().collect(), stats))
+    }
+
+    fn commit(
+        &mut self,
+        added: &[(String, Signature)],
+        removed: &[String],
+        stats: &CorpusStats,
+    ) -> Result<()> {
+        let mut body = Vec::new();
+        for (id, sig) in added {
+            push_op(&mut body, ADD, id)?;
+            body.extend_from_slice(&sig.to_bytes(self.fingerprint));
+        }
+        for id in removed {
+            push_op(&mut body, REMOVE, id)?;
+        }
+        if !body.is_empty() {
+            let path = self.log_path();
+            let io = |e| Error::io(format!("writing {}", path.display()), e);
+            let mut frame = Vec::with_capacity(body.len() + 16);
+            frame.extend_from_slice(&FRAME_MAGIC);
+            frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+            frame.extend_from_slice(&body);
+            frame.extend_from_slice(&crate::sketch::hash::hash64(0, &body).to_le_bytes());
+            let mut f = OpenOptions::new()
+                .create(true)
+                .write(true)
+                .truncate(false)
+                .open(&path)
+                .map_err(io)?;
+            // Drop a torn frame from an interrupted write before appending.
+            f.set_len(self.valid_len).map_err(io)?;
+            std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io)?;
+            f.write_all(&frame)
+                .and_then(|_| f.sync_data())
+                .map_err(io)?;
+            self.valid_len += frame.len() as u64;
+        }
+        let mut out = Vec::new();
+        out.extend_from_slice(&STATS_MAGIC);
+        out.extend_from_slice(&STORE_VERSION.to_le_bytes());
+        out.extend_from_slice(&self.fingerprint.0);
+        stats.to_bytes(&mut out);
+        let sum = crate::sketch::hash::hash64(0, &out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        write_atomic(&self.stats_path(), &out)
+    }
+}
+
+fn push_op(body: &mut Vec<u8>, op: u8, id: &str) -> Result<()> {
+    let len = u16::try_from(id.len()).map_err(|_| {
+        Error::Input(format!(
+            "id of {} bytes is too long (at most 65535)",
+            id.len()
+        ))
+    })?;
+    body.push(op);
+    body.extend_from_slice(&len.to_le_bytes());
+    body.extend_from_slice(id.as_bytes());
+    Ok(())
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    let io = |e| Error::io(format!("writing {}", path.display()), e);
+    let mut f = File::create(&tmp).map_err(io)?;
+    f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io)?;
+    fs::rename(&tmp, path).map_err(io)
+}

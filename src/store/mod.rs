@@ -1,0 +1,177 @@
+//! Keeping signatures between runs: add documents over days, query new ones
+//! against everything kept, remove by id.
+//!
+//! A [`SignatureStore`] persists; an [`Incremental`] pairs one with the
+//! in-memory [`SignatureIndex`] and the corpus statistics, and does the work.
+//! Stores: [`MemoryStore`] (nothing survives the process) and [`FileStore`]
+//! (a directory with an append-only log, one checksummed frame per batch).
+//! The browser's IndexedDB store lives in the JS wrapper, over the same
+//! signature bytes.
+
+mod file;
+
+pub use file::FileStore;
+
+use crate::decide::Relation;
+use crate::index::SignatureIndex;
+use crate::pipeline::Deduper;
+use crate::sketch::{CorpusStats, Prepared, Signature};
+use crate::{Document, Error, Result};
+use serde::Serialize;
+
+/// What a store holds: live documents in the order added, and the corpus
+/// statistics (none in a new store).
+pub type Stored = (Vec<(String, Signature)>, Option<CorpusStats>);
+
+/// Where signatures live between runs.
+pub trait SignatureStore {
+    /// Everything stored.
+    fn load(&mut self, deduper: &Deduper) -> Result<Stored>;
+    /// Persists one batch of additions and removals with the statistics after
+    /// it, all or nothing.
+    fn commit(
+        &mut self,
+        added: &[(String, Signature)],
+        removed: &[String],
+        stats: &CorpusStats,
+    ) -> Result<()>;
+}
+
+/// A store that keeps nothing: for one process's lifetime.
+#[derive(Debug, Default)]
+pub struct MemoryStore;
+
+impl SignatureStore for MemoryStore {
+    fn load(&mut self, _: &Deduper) -> Result<Stored> {
+        Ok((Vec::new(), None))
+    }
+
+    fn commit(&mut self, _: &[(String, Signature)], _: &[String], _: &CorpusStats) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// A stored document that matched a query.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Match {
+    pub id: String,
+    /// Relation of the query document to this one.
+    pub relation: Relation,
+    pub score: f32,
+}
+
+/// Incremental de-duplication over a store.
+pub struct Incremental<S: SignatureStore> {
+    deduper: Deduper,
+    store: S,
+    index: SignatureIndex,
+    stats: CorpusStats,
+}
+
+/// Distinct shingles expected in a new store's first-sighting filter.
+const STATS_CAPACITY: u64 = 8 << 20;
+
+impl<S: SignatureStore> Incremental<S> {
+    /// Opens a store and indexes what it holds.
+    pub fn open(deduper: Deduper, mut store: S) -> Result<Self> {
+        let (docs, stats) = store.load(&deduper)?;
+        let stats =
+            stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights, STATS_CAPACITY));
+        let mut index = deduper.new_index();
+        for (id, sig) in docs {
+            index.add(&id, sig);
+        }
+        Ok(Incremental {
+            deduper,
+            store,
+            index,
+            stats,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.index.contains(id)
+    }
+
+    pub fn deduper(&self) -> &Deduper {
+        &self.deduper
+    }
+
+    /// Adds one batch: its documents count in the statistics (in order), are
+    /// signed, indexed and committed together. Ids already stored, or repeated
+    /// within the batch, are an error and nothing is added.
+    pub fn add(&mut self, docs: &[Document]) -> Result<()> {
+        let mut seen = std::collections::HashSet::new();
+        for d in docs {
+            if self.index.contains(&d.id) || !seen.insert(d.id.as_str()) {
+                return Err(Error::Input(format!(
+                    "id {:?} is already in the store",
+                    d.id
+                )));
+            }
+            self.deduper
+                .check(&d.text)
+                .map_err(|e| Error::Input(format!("id {:?}: {e}", d.id)))?;
+        }
+        let prepared: Vec<Prepared> = crate::par::map(docs, |d| self.deduper.prepare(&d.text));
+        let mut stats = self.stats.clone();
+        prepared.iter().for_each(|p| stats.add(&p.sequence));
+        let signer = self.deduper.signer();
+        let sigs: Vec<Signature> = crate::par::map(&prepared, |p| signer.sign(p, &stats));
+        let added: Vec<(String, Signature)> = docs.iter().map(|d| d.id.clone()).zip(sigs).collect();
+        self.store.commit(&added, &[], &stats)?;
+        self.stats = stats;
+        for (id, sig) in added {
+            self.index.add(&id, sig);
+        }
+        Ok(())
+    }
+
+    /// Stored documents that `text` duplicates, strongest first. Does not add it.
+    pub fn query(&self, text: &str) -> Result<Vec<Match>> {
+        self.deduper.check(text)?;
+        let sig = self
+            .deduper
+            .signer()
+            .sign(&self.deduper.prepare(text), &self.stats);
+        let mut matches: Vec<Match> = self
+            .index
+            .candidates(&sig)
+            .into_iter()
+            .filter_map(|doc| {
+                let (v, _) = self.deduper.verdict(&sig, self.index.signature(doc)?);
+                v.relation.is_duplicate().then(|| Match {
+                    id: self.index.id(doc).to_owned(),
+                    relation: v.relation,
+                    score: v.score,
+                })
+            })
+            .collect();
+        matches.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        Ok(matches)
+    }
+
+    /// Removes documents by id, in one commit; returns which ids were present.
+    pub fn remove(&mut self, ids: &[String]) -> Result<Vec<bool>> {
+        let present: Vec<bool> = ids.iter().map(|id| self.index.contains(id)).collect();
+        let removed: Vec<String> = ids
+            .iter()
+            .zip(&present)
+            .filter(|(_, &p)| p)
+            .map(|(id, _)| id.clone())
+            .collect();
+        self.store.commit(&[], &removed, &self.stats)?;
+        for id in &removed {
+            self.index.remove(id);
+        }
+        Ok(present)
+    }
+}
