@@ -42,10 +42,7 @@ pub struct UnionFind {
 
 impl UnionFind {
     pub fn new(n: usize) -> Self {
-        UnionFind {
-            parent: (0..n as u32).collect(),
-            size: vec![1; n],
-        }
+        UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
     }
 
     pub fn find(&mut self, mut x: u32) -> u32 {
@@ -87,13 +84,7 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
         edges.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
     }
 
-    let none = Placement {
-        cluster: 0,
-        representative: 0,
-        parent: None,
-        relation: Relation::None,
-        score: 0.0,
-    };
+    let none = Placement { cluster: 0, representative: 0, parent: None, relation: Relation::None, score: 0.0 };
     let mut placed = vec![None::<Placement>; n];
     let mut next_cluster = 0;
     let mut queue = VecDeque::new();
@@ -104,11 +95,7 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
         // The first unplaced document in input order is its cluster's earliest member.
         let cluster = next_cluster;
         next_cluster += 1;
-        placed[start as usize] = Some(Placement {
-            cluster,
-            representative: start,
-            ..none
-        });
+        placed[start as usize] = Some(Placement { cluster, representative: start, ..none });
         queue.push_back(start);
         while let Some(u) = queue.pop_front() {
             for &(v, relation_uv, score) in &adjacency[u as usize] {
@@ -125,10 +112,7 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
             }
         }
     }
-    placed
-        .into_iter()
-        .map(|p| p.expect("every document placed"))
-        .collect()
+    placed.into_iter().map(|p| p.expect("every document placed")).collect()
 }
 
 #[cfg(test)]
@@ -139,32 +123,16 @@ mod tests {
     fn members_point_to_the_first_document_with_their_relation() {
         // 2 is contained in 0; 1 is an exact copy of 2; 3 stands alone.
         let links = [
-            Link {
-                a: 2,
-                b: 0,
-                relation: Relation::ContainedIn,
-                score: 0.9,
-            },
-            Link {
-                a: 1,
-                b: 2,
-                relation: Relation::Exact,
-                score: 1.0,
-            },
+            Link { a: 2, b: 0, relation: Relation::ContainedIn, score: 0.9 },
+            Link { a: 1, b: 2, relation: Relation::Exact, score: 1.0 },
         ];
         let p = cluster(4, &links);
         assert_eq!(p[0].representative, 0);
         assert_eq!(p[0].relation, Relation::None);
-        assert_eq!(
-            (p[2].parent, p[2].relation),
-            (Some(0), Relation::ContainedIn)
-        );
+        assert_eq!((p[2].parent, p[2].relation), (Some(0), Relation::ContainedIn));
         assert_eq!((p[1].parent, p[1].relation), (Some(2), Relation::Exact));
         assert!(p[..3].iter().all(|x| x.cluster == 0));
-        assert_eq!(
-            (p[3].cluster, p[3].representative, p[3].parent),
-            (1, 3, None)
-        );
+        assert_eq!((p[3].cluster, p[3].representative, p[3].parent), (1, 3, None));
     }
 
     #[test]

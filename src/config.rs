@@ -41,9 +41,7 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            max_doc_bytes: 16 << 20,
-        }
+        Limits { max_doc_bytes: 16 << 20 }
     }
 }
 
@@ -51,8 +49,7 @@ impl Config {
     /// Parses a config; unknown fields are errors (a typo must not silently
     /// fall back to a default), missing fields take their defaults.
     pub fn from_json(json: &str) -> Result<Config> {
-        let config: Config =
-            serde_json::from_str(json).map_err(|e| Error::Config(e.to_string()))?;
+        let config: Config = serde_json::from_str(json).map_err(|e| Error::Config(e.to_string()))?;
         config.validate()?;
         Ok(config)
     }
@@ -80,9 +77,7 @@ impl Config {
             ("containment_threshold", d.containment_threshold),
         ] {
             if !(v > 0.0 && v <= 1.0) {
-                return Err(Error::Config(format!(
-                    "decide.{name} must be in (0, 1], got {v}"
-                )));
+                return Err(Error::Config(format!("decide.{name} must be in (0, 1], got {v}")));
             }
         }
         Ok(())
@@ -127,8 +122,7 @@ mod tests {
     fn typos_in_config_are_errors() {
         let err = Config::from_json(r#"{"sketch": {"word_ngrams": 3}}"#).unwrap_err();
         assert!(err.to_string().contains("word_ngrams"), "{err}");
-        let err =
-            Config::from_json(r#"{"decide": {"type": "lexical", "threshold": 1.5}}"#).unwrap_err();
+        let err = Config::from_json(r#"{"decide": {"type": "lexical", "threshold": 1.5}}"#).unwrap_err();
         assert!(err.to_string().contains("threshold"), "{err}");
         assert!(Config::from_json(r#"{"sketch": {"word_ngram": 2}}"#).is_ok());
     }

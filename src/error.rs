@@ -8,20 +8,12 @@ pub enum Error {
     #[error("{context}: not a semhash signature (bad magic bytes)")]
     BadMagic { context: String },
     #[error("{context}: signature format version {found} is not supported (this build reads version {supported})")]
-    UnsupportedVersion {
-        context: String,
-        found: u16,
-        supported: u16,
-    },
+    UnsupportedVersion { context: String, found: u16, supported: u16 },
     #[error(
         "{context}: made with a different configuration or model (fingerprint {found}, this run uses {expected}); \
          re-sign with the current configuration or run with the one that made it"
     )]
-    FingerprintMismatch {
-        context: String,
-        expected: String,
-        found: String,
-    },
+    FingerprintMismatch { context: String, expected: String, found: String },
     #[error("{context}: corrupted ({detail})")]
     Corrupted { context: String, detail: String },
     #[error("{0}")]
@@ -36,10 +28,7 @@ pub enum Error {
 
 impl Error {
     pub fn io(context: impl Into<String>, source: std::io::Error) -> Self {
-        Error::Io {
-            context: context.into(),
-            source,
-        }
+        Error::Io { context: context.into(), source }
     }
 }
 

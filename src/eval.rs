@@ -26,20 +26,8 @@ impl PairMetrics {
     fn from_counts(threshold: Option<f32>, tp: u64, fp: u64, fneg: u64) -> Self {
         let ratio = |a: u64, b: u64| if b == 0 { 0.0 } else { a as f64 / b as f64 };
         let (precision, recall) = (ratio(tp, tp + fp), ratio(tp, tp + fneg));
-        let f1 = if precision + recall == 0.0 {
-            0.0
-        } else {
-            2.0 * precision * recall / (precision + recall)
-        };
-        PairMetrics {
-            threshold,
-            true_positives: tp,
-            false_positives: fp,
-            false_negatives: fneg,
-            precision,
-            recall,
-            f1,
-        }
+        let f1 = if precision + recall == 0.0 { 0.0 } else { 2.0 * precision * recall / (precision + recall) };
+        PairMetrics { threshold, true_positives: tp, false_positives: fp, false_negatives: fneg, precision, recall, f1 }
     }
 
     /// Metrics of boolean predictions against labels.
@@ -119,12 +107,7 @@ pub fn cluster_metrics(truth: &[(&str, &str)], predicted: &[u32]) -> BTreeMap<St
     // False pairs: within each predicted cluster, pairs across true clusters.
     let mut by_predicted: HashMap<u32, HashMap<&str, (u64, &str)>> = HashMap::new();
     for ((cluster, kind), &p) in truth.iter().zip(predicted) {
-        by_predicted
-            .entry(p)
-            .or_default()
-            .entry(cluster)
-            .or_insert((0, kind))
-            .0 += 1;
+        by_predicted.entry(p).or_default().entry(cluster).or_insert((0, kind)).0 += 1;
     }
     for members in by_predicted.values().filter(|m| m.len() > 1) {
         let all: u64 = members.values().map(|m| m.0).sum();
@@ -133,17 +116,11 @@ pub fn cluster_metrics(truth: &[(&str, &str)], predicted: &[u32]) -> BTreeMap<St
         kinds.sort_unstable();
         kinds.dedup();
         for kind in kinds {
-            let (others, others_same): (u64, u64) = members
-                .values()
-                .filter(|m| m.1 != kind)
-                .fold((0, 0), |(n, s), m| (n + m.0, s + pairs(m.0)));
+            let (others, others_same): (u64, u64) =
+                members.values().filter(|m| m.1 != kind).fold((0, 0), |(n, s), m| (n + m.0, s + pairs(m.0)));
             let m = out.get_mut(kind).expect("type seen");
             m.false_pairs += cross_all - (pairs(others) - others_same);
-            m.wrongly_merged_docs += members
-                .values()
-                .filter(|x| x.1 == kind)
-                .map(|x| x.0)
-                .sum::<u64>();
+            m.wrongly_merged_docs += members.values().filter(|x| x.1 == kind).map(|x| x.0).sum::<u64>();
         }
     }
     for m in out.values_mut() {
@@ -173,23 +150,10 @@ mod tests {
 
     #[test]
     fn best_threshold_finds_the_separating_score() {
-        let scored = [
-            (0.9, true),
-            (0.8, true),
-            (0.7, false),
-            (0.6, true),
-            (0.2, false),
-        ];
+        let scored = [(0.9, true), (0.8, true), (0.7, false), (0.6, true), (0.2, false)];
         let best = PairMetrics::best_threshold(&scored);
         assert_eq!(best.threshold, Some(0.6));
-        assert_eq!(
-            (
-                best.true_positives,
-                best.false_positives,
-                best.false_negatives
-            ),
-            (3, 1, 0)
-        );
+        assert_eq!((best.true_positives, best.false_positives, best.false_negatives), (3, 1, 0));
         let at = PairMetrics::of_predictions([(true, true), (false, true), (true, false)]);
         assert_eq!((at.precision, at.recall), (0.5, 0.5));
     }
@@ -200,18 +164,8 @@ mod tests {
         // Predicted: {0,1} {2,3} {4}: finds 1 of 3 a-pairs, one false pair (2,3).
         let truth = [("x", "a"), ("x", "a"), ("x", "a"), ("y", "b"), ("z", "b")];
         let m = cluster_metrics(&truth, &[0, 0, 1, 1, 2]);
-        assert_eq!(
-            (m["a"].true_pairs, m["a"].found_pairs, m["a"].false_pairs),
-            (3, 1, 1)
-        );
-        assert_eq!(
-            (
-                m["b"].true_pairs,
-                m["b"].false_pairs,
-                m["b"].wrongly_merged_docs
-            ),
-            (0, 1, 1)
-        );
+        assert_eq!((m["a"].true_pairs, m["a"].found_pairs, m["a"].false_pairs), (3, 1, 1));
+        assert_eq!((m["b"].true_pairs, m["b"].false_pairs, m["b"].wrongly_merged_docs), (0, 1, 1));
         assert_eq!(m["b"].recall, None);
     }
 

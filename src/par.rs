@@ -13,22 +13,11 @@ pub fn map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync + Send) -> 
 }
 
 /// `items.iter().enumerate().flat_map(f).collect()`, on all threads when available.
-pub fn flat_map_indexed<T: Sync, R: Send>(
-    items: &[T],
-    f: impl Fn(usize, &T) -> Vec<R> + Sync + Send,
-) -> Vec<R> {
+pub fn flat_map_indexed<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> Vec<R> + Sync + Send) -> Vec<R> {
     #[cfg(feature = "parallel")]
-    return items
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, t)| f(i, t))
-        .collect();
+    return items.par_iter().enumerate().flat_map_iter(|(i, t)| f(i, t)).collect();
     #[cfg(not(feature = "parallel"))]
-    return items
-        .iter()
-        .enumerate()
-        .flat_map(|(i, t)| f(i, t))
-        .collect();
+    return items.iter().enumerate().flat_map(|(i, t)| f(i, t)).collect();
 }
 
 /// Unstable sort, on all threads when available.

@@ -84,11 +84,7 @@ impl Deduper {
         config.validate()?;
         let signer = Signer::new(&config.sketch);
         let fingerprint = config.fingerprint();
-        Ok(Deduper {
-            config,
-            signer,
-            fingerprint,
-        })
+        Ok(Deduper { config, signer, fingerprint })
     }
 
     pub fn config(&self) -> &Config {
@@ -124,11 +120,7 @@ impl Deduper {
     }
 
     fn blocker(&self) -> Blocker {
-        Blocker::new(
-            &self.config.sketch,
-            &self.config.decide.blocking(),
-            &self.config.index,
-        )
+        Blocker::new(&self.config.sketch, &self.config.decide.blocking(), &self.config.index)
     }
 
     /// An empty index for incremental use, configured like this pipeline.
@@ -177,10 +169,7 @@ impl Deduper {
         stats.distinct_texts = distinct.len() as u64;
         clock.lap(&mut stats, "exact");
 
-        let shingles: Vec<&[u64]> = distinct
-            .iter()
-            .map(|&i| prepared[i as usize].sequence.as_slice())
-            .collect();
+        let shingles: Vec<&[u64]> = distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &shingles);
         clock.lap(&mut stats, "statistics");
 
@@ -197,17 +186,9 @@ impl Deduper {
         let (wb, cb) = blocker.bandings();
         (stats.weighted_banding, stats.char_banding) = (Some(wb), Some(cb));
         // A capped bucket links to its most-copied member: for a hot document, the original.
-        let rank: Vec<u64> = distinct
-            .iter()
-            .map(|&i| (u32::MAX - copies[i as usize]) as u64)
-            .collect();
+        let rank: Vec<u64> = distinct.iter().map(|&i| (u32::MAX - copies[i as usize]) as u64).collect();
         let sig_refs: Vec<&Signature> = sigs.iter().collect();
-        let pairs = candidate_pairs(
-            &sig_refs,
-            &rank,
-            &blocker,
-            self.config.index.bucket_cap.max(1) as usize,
-        );
+        let pairs = candidate_pairs(&sig_refs, &rank, &blocker, self.config.index.bucket_cap.max(1) as usize);
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 
@@ -224,14 +205,11 @@ impl Deduper {
         .flatten()
         .collect();
         stats.accepted_pairs = links.len() as u64;
-        links.extend(copy_of.iter().enumerate().filter_map(|(i, first)| {
-            first.map(|f| Link {
-                a: i as u32,
-                b: f,
-                relation: Relation::Exact,
-                score: 1.0,
-            })
-        }));
+        links.extend(
+            copy_of.iter().enumerate().filter_map(|(i, first)| {
+                first.map(|f| Link { a: i as u32, b: f, relation: Relation::Exact, score: 1.0 })
+            }),
+        );
         clock.lap(&mut stats, "verify");
 
         let placements = cluster(docs.len(), &links);
@@ -257,16 +235,9 @@ impl Deduper {
         stats.duplicates = results.iter().filter(|r| r.parent.is_some()).count() as u64;
         for r in &results {
             let name = serde_json::to_value(r.relation).expect("relation serialises");
-            *stats
-                .relations
-                .entry(name.as_str().unwrap_or_default().to_owned())
-                .or_default() += 1;
+            *stats.relations.entry(name.as_str().unwrap_or_default().to_owned()).or_default() += 1;
         }
-        Outcome {
-            docs: results,
-            snippets,
-            stats,
-        }
+        Outcome { docs: results, snippets, stats }
     }
 
     /// Passages shared by documents of at least `min_docs` different clusters.
@@ -293,10 +264,7 @@ impl Deduper {
         }
         let mut out = Vec::new();
         for group in snippets::group(found, config) {
-            let mut clusters: Vec<u32> = group
-                .iter()
-                .map(|o| placements[o.doc as usize].cluster)
-                .collect();
+            let mut clusters: Vec<u32> = group.iter().map(|o| placements[o.doc as usize].cluster).collect();
             clusters.sort_unstable();
             clusters.dedup();
             if clusters.len() < config.min_docs as usize {
@@ -308,18 +276,13 @@ impl Deduper {
             let span = aligned.original_span(original, first.start as usize, first.end as usize);
             let mut ids: Vec<u32> = group
                 .iter()
-                .flat_map(|o| {
-                    std::iter::once(o.doc).chain(holders_of[o.doc as usize].iter().copied())
-                })
+                .flat_map(|o| std::iter::once(o.doc).chain(holders_of[o.doc as usize].iter().copied()))
                 .collect();
             ids.sort_unstable();
             out.push(Snippet {
                 text: original[span].trim().to_owned(),
                 words: first.words,
-                docs: ids
-                    .into_iter()
-                    .map(|d| docs[d as usize].id.clone())
-                    .collect(),
+                docs: ids.into_iter().map(|d| docs[d as usize].id.clone()).collect(),
             });
             if out.len() >= config.max_reported as usize {
                 break;
@@ -345,7 +308,15 @@ impl Deduper {
                 (id(a), id(b))
             })
             .collect();
-        let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
+        let sigs = self.sign_batch(&texts);
+        crate::par::map(&pair_ids, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]))
+    }
+
+    /// Signs texts as one corpus: the statistics are those of these texts
+    /// (exact copies counted once). The same texts give the same signatures on
+    /// every platform.
+    pub fn sign_batch(&self, texts: &[&str]) -> Vec<Signature> {
+        let prepared: Vec<Prepared> = crate::par::map(texts, |t| self.prepare(t));
         let mut exact = ExactIndex::with_capacity(prepared.len() as u64);
         let distinct: Vec<&[u64]> = prepared
             .iter()
@@ -354,10 +325,7 @@ impl Deduper {
             .map(|(_, p)| p.sequence.as_slice())
             .collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
-        let sigs: Vec<Signature> = crate::par::map(&prepared, |p| self.signer.sign(p, &corpus));
-        crate::par::map(&pair_ids, |&(a, b)| {
-            self.verdict(&sigs[a as usize], &sigs[b as usize])
-        })
+        crate::par::map(&prepared, |p| self.signer.sign(p, &corpus))
     }
 }
 
@@ -379,9 +347,7 @@ impl Clock {
         #[cfg(not(target_arch = "wasm32"))]
         {
             let now = std::time::Instant::now();
-            stats
-                .timings_ms
-                .insert(stage.to_owned(), (now - self.last).as_secs_f64() * 1e3);
+            stats.timings_ms.insert(stage.to_owned(), (now - self.last).as_secs_f64() * 1e3);
             self.last = now;
         }
         #[cfg(target_arch = "wasm32")]

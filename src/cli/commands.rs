@@ -23,10 +23,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(a) => eval(a),
         Command::Config(a) => {
             let config = pipeline(&a)?;
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&config).expect("config serialises")
-            );
+            println!("{}", serde_json::to_string_pretty(&config).expect("config serialises"));
             Ok(())
         }
     }
@@ -36,10 +33,9 @@ pub fn run(cli: Cli) -> Result<()> {
 fn pipeline(args: &PipelineArgs) -> Result<Config> {
     let mut config = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
-            Config::from_json(&text)
-                .map_err(|e| Error::Config(format!("{}: {e}", path.display())))?
+            let text =
+                std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+            Config::from_json(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?
         }
         None => Config::default(),
     };
@@ -62,9 +58,7 @@ fn pipeline(args: &PipelineArgs) -> Result<Config> {
             return Err(Error::Config("--threads must be at least 1".into()));
         }
         // Fails only if a pool already exists (tests calling twice): keep that one.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global();
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
     }
     Ok(config)
 }
@@ -91,9 +85,7 @@ fn read_docs(input: &InputArgs, deduper: &Deduper) -> Result<Loaded> {
         on_error: on_error(input.on_error),
     };
     let path = input.input.as_deref();
-    let loaded = io::read_documents(path, format_of(input.input_format, path), &options, &|t| {
-        deduper.check(t)
-    })?;
+    let loaded = io::read_documents(path, format_of(input.input_format, path), &options, &|t| deduper.check(t))?;
     for s in &loaded.skipped {
         eprintln!("semhash: warning: skipped line {}: {}", s.line, s.error);
     }
@@ -102,8 +94,7 @@ fn read_docs(input: &InputArgs, deduper: &Deduper) -> Result<Loaded> {
 
 fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
     let text = serde_json::to_string_pretty(value).expect("report serialises");
-    std::fs::write(path, text + "\n")
-        .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
+    std::fs::write(path, text + "\n").map_err(|e| Error::io(format!("cannot write {}", path.display()), e))
 }
 
 fn dedup(args: DedupArgs) -> Result<()> {
@@ -119,11 +110,7 @@ fn dedup(args: DedupArgs) -> Result<()> {
 
     let written = Instant::now();
     let out = args.output.output.as_deref();
-    io::write_results(
-        out,
-        format_of(args.output.output_format, out),
-        &outcome.docs,
-    )?;
+    io::write_results(out, format_of(args.output.output_format, out), &outcome.docs)?;
     let timings = &mut outcome.stats.timings_ms;
     timings.insert("read".into(), read_ms);
     timings.insert("write".into(), written.elapsed().as_secs_f64() * 1e3);
@@ -146,12 +133,8 @@ fn dedup(args: DedupArgs) -> Result<()> {
     }
     if !args.quiet {
         let s = &outcome.stats;
-        let relations: Vec<String> = s
-            .relations
-            .iter()
-            .filter(|(r, _)| r.as_str() != "none")
-            .map(|(r, n)| format!("{r} {n}"))
-            .collect();
+        let relations: Vec<String> =
+            s.relations.iter().filter(|(r, _)| r.as_str() != "none").map(|(r, n)| format!("{r} {n}")).collect();
         eprintln!(
             "semhash: {} documents -> {} clusters; {} duplicates ({}); {} snippets; {} skipped; {:.2} s",
             s.documents,
@@ -250,10 +233,7 @@ fn sign(args: SignArgs) -> Result<()> {
             fresh.push(doc);
             continue;
         }
-        let message = format!(
-            "id {:?} is already in the store (remove it first to replace it)",
-            doc.id
-        );
+        let message = format!("id {:?} is already in the store (remove it first to replace it)", doc.id);
         match args.input.on_error {
             OnErrorArg::Fail => return Err(Error::Input(message)),
             OnErrorArg::Skip => {
@@ -294,28 +274,16 @@ fn query(args: QueryArgs) -> Result<()> {
 fn remove(args: RemoveArgs) -> Result<()> {
     let mut ids = args.ids.clone();
     if let Some(path) = &args.ids_from {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
-        ids.extend(
-            text.lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(str::to_owned),
-        );
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        ids.extend(text.lines().map(str::trim).filter(|l| !l.is_empty()).map(str::to_owned));
     }
     if ids.is_empty() {
-        return Err(Error::Input(
-            "no ids given (list them, or use --ids-from FILE)".into(),
-        ));
+        return Err(Error::Input("no ids given (list them, or use --ids-from FILE)".into()));
     }
     let mut store = open_store(&args.store, &args.pipeline)?;
     let present = store.remove(&ids)?;
-    let missing: Vec<&String> = ids
-        .iter()
-        .zip(&present)
-        .filter(|(_, p)| !**p)
-        .map(|(id, _)| id)
-        .collect();
+    let missing: Vec<&String> = ids.iter().zip(&present).filter(|(_, p)| !**p).map(|(id, _)| id).collect();
     for id in &missing {
         eprintln!("semhash: warning: id {id:?} is not in the store");
     }
@@ -346,17 +314,10 @@ fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
     let results = compare_all(deduper, &pairs);
     let label = |i: usize| pairs[i].label.expect("labels required");
     let at_config = PairMetrics::of_predictions(
-        results
-            .iter()
-            .enumerate()
-            .map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
+        results.iter().enumerate().map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
     );
     let best_of = |f: &dyn Fn(&(Verdict, PairSignals)) -> f32| {
-        let scored: Vec<(f32, bool)> = results
-            .iter()
-            .enumerate()
-            .map(|(i, r)| (f(r), label(i)))
-            .collect();
+        let scored: Vec<(f32, bool)> = results.iter().enumerate().map(|(i, r)| (f(r), label(i))).collect();
         PairMetrics::best_threshold(&scored)
     };
     let best = BTreeMap::from([
@@ -370,26 +331,16 @@ fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
         pairs.iter().filter(|p| p.label == Some(true)).count(),
         path.display()
     );
-    println!(
-        "{:<34} {:>9} {:>9} {:>9} {:>9}",
-        "", "threshold", "precision", "recall", "F1"
-    );
+    println!("{:<34} {:>9} {:>9} {:>9} {:>9}", "", "threshold", "precision", "recall", "F1");
     let row = |name: &str, m: &PairMetrics| {
-        let t = m
-            .threshold
-            .map_or("config".to_owned(), |t| format!("{t:.3}"));
-        println!(
-            "{name:<34} {t:>9} {:>9.4} {:>9.4} {:>9.4}",
-            m.precision, m.recall, m.f1
-        );
+        let t = m.threshold.map_or("config".to_owned(), |t| format!("{t:.3}"));
+        println!("{name:<34} {t:>9} {:>9.4} {:>9.4} {:>9.4}", m.precision, m.recall, m.f1);
     };
     row("verdicts at the configured thresholds", &at_config);
     for (name, m) in &best {
         row(&format!("best threshold on {name}"), m);
     }
-    Ok(
-        json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best}),
-    )
+    Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best}))
 }
 
 fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
@@ -398,52 +349,35 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
     let mut seen = std::collections::HashSet::new();
     jsonl::read_objects(Some(path), &mut |line, object| {
         let parsed = object.and_then(|o| {
-            let field =
-                |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
+            let field = |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
             let (id, text) = (jsonl::id_of(&o, "id")?, jsonl::text_of(&o, "text")?);
             if !seen.insert(id.clone()) {
                 return Err(format!("duplicate id {id:?}"));
             }
             deduper.check(&text).map_err(|e| e.to_string())?;
-            let snippet = o
-                .get("snippet")
-                .filter(|v| !v.is_null())
-                .map(|v| v.to_string());
-            Ok((
-                Document { id, text },
-                (field("cluster")?, field("type")?, snippet),
-            ))
+            let snippet = o.get("snippet").filter(|v| !v.is_null()).map(|v| v.to_string());
+            Ok((Document { id, text }, (field("cluster")?, field("type")?, snippet)))
         });
-        let (doc, t) =
-            parsed.map_err(|e| Error::Input(format!("{} line {line}: {e}", path.display())))?;
+        let (doc, t) = parsed.map_err(|e| Error::Input(format!("{} line {line}: {e}", path.display())))?;
         docs.push(doc);
         truth.push(t);
         Ok(())
     })?;
     let outcome = deduper.dedup(&docs, &semhash::pipeline::Silent);
     let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
-    let truth_refs: Vec<(&str, &str)> = truth
-        .iter()
-        .map(|(c, t, _)| (c.as_str(), t.as_str()))
-        .collect();
+    let truth_refs: Vec<(&str, &str)> = truth.iter().map(|(c, t, _)| (c.as_str(), t.as_str())).collect();
     let per_type = cluster_metrics(&truth_refs, &predicted);
 
-    let position: std::collections::HashMap<&str, usize> = docs
-        .iter()
-        .enumerate()
-        .map(|(i, d)| (d.id.as_str(), i))
-        .collect();
+    let position: std::collections::HashMap<&str, usize> =
+        docs.iter().enumerate().map(|(i, d)| (d.id.as_str(), i)).collect();
     let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, (_, _, s)) in truth.iter().enumerate() {
         if let Some(s) = s {
             groups.entry(s.clone()).or_default().push(i);
         }
     }
-    let reported: Vec<Vec<usize>> = outcome
-        .snippets
-        .iter()
-        .map(|s| s.docs.iter().map(|id| position[id.as_str()]).collect())
-        .collect();
+    let reported: Vec<Vec<usize>> =
+        outcome.snippets.iter().map(|s| s.docs.iter().map(|id| position[id.as_str()]).collect()).collect();
     let found = snippets_found(&groups, &reported);
 
     println!(
@@ -470,10 +404,7 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
     };
     println!("false pairs overall: {total_false}");
     if !groups.is_empty() {
-        println!(
-            "snippets: {found} of {} true snippet groups reported",
-            groups.len()
-        );
+        println!("snippets: {found} of {} true snippet groups reported", groups.len());
     }
     Ok(json!({
         "file": path.display().to_string(), "documents": docs.len(), "per_type": per_type,

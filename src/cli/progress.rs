@@ -7,18 +7,12 @@ pub struct Bar(ProgressBar);
 
 impl Bar {
     pub fn new(quiet: bool) -> Self {
-        let target = if quiet {
-            ProgressDrawTarget::hidden()
-        } else {
-            ProgressDrawTarget::stderr()
-        };
+        let target = if quiet { ProgressDrawTarget::hidden() } else { ProgressDrawTarget::stderr() };
         let bar = ProgressBar::with_draw_target(None, target);
         bar.set_style(
-            ProgressStyle::with_template(
-                "{msg:>10} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta}",
-            )
-            .expect("valid template")
-            .progress_chars("=> "),
+            ProgressStyle::with_template("{msg:>10} [{bar:40}] {human_pos}/{human_len} {per_sec} eta {eta}")
+                .expect("valid template")
+                .progress_chars("=> "),
         );
         Bar(bar)
     }

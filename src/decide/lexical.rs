@@ -40,19 +40,13 @@ impl Default for LexicalRules {
 impl Decider for LexicalRules {
     fn decide(&self, s: &PairSignals) -> Verdict {
         if s.exact {
-            return Verdict {
-                relation: Relation::Exact,
-                score: 1.0,
-            };
+            return Verdict { relation: Relation::Exact, score: 1.0 };
         }
         let short = s.chars.0.max(s.chars.1) <= self.short_max_chars
             && s.boilerplate.0.max(s.boilerplate.1) <= self.short_max_boilerplate;
         let char_sim = if short { s.char_sim } else { 0.0 };
         if s.weighted_sim >= self.threshold || char_sim >= self.short_threshold {
-            return Verdict {
-                relation: Relation::Near,
-                score: s.weighted_sim.max(char_sim),
-            };
+            return Verdict { relation: Relation::Near, score: s.weighted_sim.max(char_sim) };
         }
         let t = self.containment_threshold;
         let (a_in_b, b_in_a) = (s.a_in_b.unwrap_or(0.0), s.b_in_a.unwrap_or(0.0));
@@ -77,8 +71,7 @@ impl Decider for LexicalRules {
             char_threshold: self.short_threshold as f64,
             short_max_chars: self.short_max_chars,
             // Containment needs `min_samples` content samples, `containment_threshold` of them shared.
-            min_shared_passages: (self.min_samples.max(1) as f32 * self.containment_threshold)
-                .ceil() as u32,
+            min_shared_passages: (self.min_samples.max(1) as f32 * self.containment_threshold).ceil() as u32,
         }
     }
 
@@ -106,49 +99,22 @@ mod tests {
     #[test]
     fn char_similarity_counts_only_for_short_texts() {
         let rules = LexicalRules::default();
-        let long = PairSignals {
-            char_sim: 0.9,
-            ..signals()
-        };
+        let long = PairSignals { char_sim: 0.9, ..signals() };
         assert_eq!(rules.decide(&long).relation, Relation::None);
-        let short = PairSignals {
-            chars: (120, 140),
-            ..long
-        };
+        let short = PairSignals { chars: (120, 140), ..long };
         assert_eq!(rules.decide(&short).relation, Relation::Near);
     }
 
     #[test]
     fn containment_has_a_direction() {
         let rules = LexicalRules::default();
-        let child = PairSignals {
-            a_in_b: Some(0.95),
-            b_in_a: Some(0.3),
-            ..signals()
-        };
-        assert_eq!(
-            rules.decide(&child),
-            Verdict {
-                relation: Relation::ContainedIn,
-                score: 0.95
-            }
-        );
-        let parent = PairSignals {
-            a_in_b: Some(0.3),
-            b_in_a: Some(0.93),
-            ..signals()
-        };
+        let child = PairSignals { a_in_b: Some(0.95), b_in_a: Some(0.3), ..signals() };
+        assert_eq!(rules.decide(&child), Verdict { relation: Relation::ContainedIn, score: 0.95 });
+        let parent = PairSignals { a_in_b: Some(0.3), b_in_a: Some(0.93), ..signals() };
         assert_eq!(rules.decide(&parent).relation, Relation::Contains);
-        let same = PairSignals {
-            a_in_b: Some(0.95),
-            b_in_a: Some(0.92),
-            ..signals()
-        };
+        let same = PairSignals { a_in_b: Some(0.95), b_in_a: Some(0.92), ..signals() };
         assert_eq!(rules.decide(&same).relation, Relation::Near);
-        let exact = PairSignals {
-            exact: true,
-            ..signals()
-        };
+        let exact = PairSignals { exact: true, ..signals() };
         assert_eq!(rules.decide(&exact).relation, Relation::Exact);
     }
 }

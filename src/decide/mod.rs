@@ -88,8 +88,7 @@ impl PairSignals {
         let (all, content) = sorted_intersection(&a.passages, &b.passages);
         let containment = |p: &[u32]| {
             let own = p.iter().filter(|&&x| x & 1 == 0).count();
-            (own >= min_samples.max(1))
-                .then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
+            (own >= min_samples.max(1)).then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
         };
         PairSignals {
             exact: a.exact == b.exact,

@@ -30,11 +30,7 @@ pub struct SnippetConfig {
 
 impl Default for SnippetConfig {
     fn default() -> Self {
-        SnippetConfig {
-            min_docs: 5,
-            min_words: 8,
-            max_reported: 1000,
-        }
+        SnippetConfig { min_docs: 5, min_words: 8, max_reported: 1000 }
     }
 }
 

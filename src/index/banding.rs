@@ -25,18 +25,9 @@ impl Banding {
         let integrate = |f: &dyn Fn(f64) -> f64, a: f64, b: f64| {
             const STEPS: usize = 200;
             let h = (b - a) / STEPS as f64;
-            (0..=STEPS)
-                .map(|i| f(a + i as f64 * h) * if i == 0 || i == STEPS { 0.5 } else { 1.0 })
-                .sum::<f64>()
-                * h
+            (0..=STEPS).map(|i| f(a + i as f64 * h) * if i == 0 || i == STEPS { 0.5 } else { 1.0 }).sum::<f64>() * h
         };
-        let mut best = (
-            f64::INFINITY,
-            Banding {
-                bands: 1,
-                rows: perms.max(1),
-            },
-        );
+        let mut best = (f64::INFINITY, Banding { bands: 1, rows: perms.max(1) });
         for bands in 1..=perms {
             for rows in 1..=perms / bands {
                 let banding = Banding { bands, rows };
@@ -62,10 +53,7 @@ mod tests {
             let b = Banding::optimal(t, 128, 0.5, 0.5);
             assert!(b.bands * b.rows <= 128);
             assert!(b.collision_probability(t - 0.2) < 0.5, "{b:?} at {t}");
-            assert!(
-                b.collision_probability((t + 0.15).min(1.0)) > 0.8,
-                "{b:?} at {t}"
-            );
+            assert!(b.collision_probability((t + 0.15).min(1.0)) > 0.8, "{b:?} at {t}");
         }
     }
 

@@ -18,13 +18,8 @@ impl Bloom {
     /// A filter for about `items` keys at about 1% false positives.
     pub fn with_capacity(items: u64) -> Self {
         // 9.6 bits and 7 hashes per item give 1%; round the table to a power of two.
-        let bits = ((items.max(64) as f64 * 9.6) as u64)
-            .next_power_of_two()
-            .max(1024);
-        Bloom {
-            bits: vec![0; (bits / 64) as usize],
-            hashes: 7,
-        }
+        let bits = ((items.max(64) as f64 * 9.6) as u64).next_power_of_two().max(1024);
+        Bloom { bits: vec![0; (bits / 64) as usize], hashes: 7 }
     }
 
     fn positions(&self, key: u128) -> impl Iterator<Item = usize> + '_ {
@@ -48,16 +43,13 @@ impl Bloom {
 
     /// False means certainly never inserted.
     pub fn contains(&self, key: u128) -> bool {
-        self.positions(key)
-            .all(|p| self.bits[p / 64] & (1u64 << (p % 64)) != 0)
+        self.positions(key).all(|p| self.bits[p / 64] & (1u64 << (p % 64)) != 0)
     }
 
     pub fn to_bytes(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.hashes.to_le_bytes());
         out.extend_from_slice(&(self.bits.len() as u64).to_le_bytes());
-        self.bits
-            .iter()
-            .for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
+        self.bits.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
     }
 
     pub fn from_bytes(r: &mut crate::sketch::format::Reader<'_>) -> Result<Self, crate::Error> {
@@ -79,15 +71,10 @@ mod tests {
     fn inserted_keys_are_found_and_new_ones_mostly_not() {
         let mut b = Bloom::with_capacity(1000);
         for k in 0..1000u128 {
-            assert!(
-                !b.insert(k * 7919) || k > 0,
-                "first insert into an empty filter is new"
-            );
+            assert!(!b.insert(k * 7919) || k > 0, "first insert into an empty filter is new");
         }
         assert!((0..1000u128).all(|k| b.contains(k * 7919)));
-        let false_hits = (0..10_000u128)
-            .filter(|k| b.contains(k * 7919 + 1_000_000_000))
-            .count();
+        let false_hits = (0..10_000u128).filter(|k| b.contains(k * 7919 + 1_000_000_000)).count();
         assert!(false_hits < 300, "{false_hits} false positives in 10k");
     }
 }

@@ -25,16 +25,10 @@ impl BandHasher {
     /// One key per band; none for an empty sketch.
     pub fn keys<'a>(&self, sketch: &'a [u32]) -> impl Iterator<Item = u64> + 'a {
         let (rows, domain) = (self.banding.rows, self.domain);
-        let bands = if sketch.len() >= rows * self.banding.bands {
-            self.banding.bands
-        } else {
-            0
-        };
+        let bands = if sketch.len() >= rows * self.banding.bands { self.banding.bands } else { 0 };
         (0..bands).map(move |b| {
             let seed = mix64(domain ^ (b as u64) << 32);
-            sketch[b * rows..(b + 1) * rows]
-                .iter()
-                .fold(seed, |acc, &v| combine(acc, v as u64))
+            sketch[b * rows..(b + 1) * rows].iter().fold(seed, |acc, &v| combine(acc, v as u64))
         })
     }
 }

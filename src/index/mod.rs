@@ -47,11 +47,7 @@ impl Default for IndexConfig {
     fn default() -> Self {
         // Misses cost more than candidates: a candidate costs one comparison of
         // two signatures, a miss is a duplicate left in the corpus.
-        IndexConfig {
-            bucket_cap: 64,
-            false_positive_weight: 0.25,
-            false_negative_weight: 0.75,
-        }
+        IndexConfig { bucket_cap: 64, false_positive_weight: 0.25, false_negative_weight: 0.75 }
     }
 }
 
@@ -86,18 +82,10 @@ pub struct Blocker {
 impl Blocker {
     pub fn new(sketch: &SketchConfig, blocking: &Blocking, config: &IndexConfig) -> Self {
         let band = |t: f64, k: u32| {
-            Banding::optimal(
-                t,
-                k as usize,
-                config.false_positive_weight,
-                config.false_negative_weight,
-            )
+            Banding::optimal(t, k as usize, config.false_positive_weight, config.false_negative_weight)
         };
         Blocker {
-            weighted: BandHasher::new(
-                band(blocking.weighted_threshold, sketch.weighted_perms),
-                WEIGHTED,
-            ),
+            weighted: BandHasher::new(band(blocking.weighted_threshold, sketch.weighted_perms), WEIGHTED),
             chars: BandHasher::new(band(blocking.char_threshold, sketch.char_perms), CHARS),
             short_max_chars: blocking.short_max_chars,
             min_shared_passages: blocking.min_shared_passages.max(1),
@@ -118,16 +106,11 @@ impl Blocker {
 
     /// Keys of the content passage samples: `min_shared_passages` shared keys make a candidate.
     pub fn passage_keys<'a>(&'a self, sig: &'a Signature) -> impl Iterator<Item = u64> + 'a {
-        sig.passages
-            .iter()
-            .filter(|&&p| p & 1 == 0)
-            .map(|&p| mix64(PASSAGES << 40 ^ p as u64))
+        sig.passages.iter().filter(|&&p| p & 1 == 0).map(|&p| mix64(PASSAGES << 40 ^ p as u64))
     }
 
     fn all_keys<'a>(&'a self, sig: &'a Signature) -> impl Iterator<Item = u64> + 'a {
-        self.band_keys(sig)
-            .chain(self.passage_keys(sig))
-            .chain([Self::exact_key(sig)])
+        self.band_keys(sig).chain(self.passage_keys(sig)).chain([Self::exact_key(sig)])
     }
 
     fn exact_key(sig: &Signature) -> u64 {
@@ -141,22 +124,12 @@ impl Blocker {
 /// its members with its lowest-ranked member. Pairs come out sorted and
 /// distinct. This is a sort-merge join over `(key, doc)`: the same candidates
 /// an incremental [`SignatureIndex`] would give, without a hash table per key.
-pub fn candidate_pairs(
-    sigs: &[&Signature],
-    rank: &[u64],
-    blocker: &Blocker,
-    cap: usize,
-) -> Vec<(u32, u32)> {
+pub fn candidate_pairs(sigs: &[&Signature], rank: &[u64], blocker: &Blocker, cap: usize) -> Vec<(u32, u32)> {
     let mut pairs = join(sigs, rank, cap, |s| blocker.band_keys(s).collect());
     let mut shared = join(sigs, rank, cap, |s| blocker.passage_keys(s).collect());
     crate::par::sort(&mut shared);
     let min_shared = blocker.min_shared_passages as usize;
-    pairs.extend(
-        shared
-            .chunk_by(|a, b| a == b)
-            .filter(|run| run.len() >= min_shared)
-            .map(|run| run[0]),
-    );
+    pairs.extend(shared.chunk_by(|a, b| a == b).filter(|run| run.len() >= min_shared).map(|run| run[0]));
     crate::par::sort(&mut pairs);
     pairs.dedup();
     pairs
@@ -169,15 +142,11 @@ fn join(
     cap: usize,
     keys: impl Fn(&Signature) -> Vec<u64> + Sync + Send,
 ) -> Vec<(u32, u32)> {
-    let mut keyed: Vec<(u64, u32)> = crate::par::flat_map_indexed(sigs, |doc, sig| {
-        keys(sig).into_iter().map(|k| (k, doc as u32)).collect()
-    });
+    let mut keyed: Vec<(u64, u32)> =
+        crate::par::flat_map_indexed(sigs, |doc, sig| keys(sig).into_iter().map(|k| (k, doc as u32)).collect());
     crate::par::sort(&mut keyed);
     keyed.dedup();
-    let groups: Vec<&[(u64, u32)]> = keyed
-        .chunk_by(|a, b| a.0 == b.0)
-        .filter(|g| g.len() > 1)
-        .collect();
+    let groups: Vec<&[(u64, u32)]> = keyed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1).collect();
     crate::par::flat_map_indexed(&groups, |_, group| {
         let mut out = Vec::new();
         if group.len() <= cap {
@@ -185,17 +154,8 @@ fn join(
                 out.extend(group[i + 1..].iter().map(|&(_, b)| (a, b)));
             }
         } else {
-            let rep = group
-                .iter()
-                .map(|&(_, d)| d)
-                .min_by_key(|&d| (rank[d as usize], d))
-                .expect("non-empty");
-            out.extend(
-                group
-                    .iter()
-                    .filter(|&&(_, d)| d != rep)
-                    .map(|&(_, d)| (rep.min(d), rep.max(d))),
-            );
+            let rep = group.iter().map(|&(_, d)| d).min_by_key(|&d| (rank[d as usize], d)).expect("non-empty");
+            out.extend(group.iter().filter(|&&(_, d)| d != rep).map(|&(_, d)| (rep.min(d), rep.max(d))));
         }
         out
     })
@@ -257,21 +217,11 @@ impl SignatureIndex {
         let Some(doc) = self.by_id.remove(id) else {
             return false;
         };
-        let sig = self.sigs[doc as usize]
-            .take()
-            .expect("indexed document has a signature");
+        let sig = self.sigs[doc as usize].take().expect("indexed document has a signature");
         self.table.remove(self.blocker.all_keys(&sig), doc);
         let mut copies = Vec::new();
-        self.table.members(
-            [Blocker::exact_key(&sig)].into_iter(),
-            usize::MAX,
-            &mut copies,
-        );
-        let next = copies.into_iter().find(|&d| {
-            self.sigs[d as usize]
-                .as_ref()
-                .is_some_and(|s| s.exact == sig.exact)
-        });
+        self.table.members([Blocker::exact_key(&sig)].into_iter(), usize::MAX, &mut copies);
+        let next = copies.into_iter().find(|&d| self.sigs[d as usize].as_ref().is_some_and(|s| s.exact == sig.exact));
         self.exact.remove(sig.exact, doc, next);
         true
     }
@@ -281,19 +231,12 @@ impl SignatureIndex {
     /// (each bucket capped), distinct.
     pub fn candidates(&self, sig: &Signature) -> Vec<u32> {
         let mut out: Vec<u32> = self.exact.get(sig.exact).into_iter().collect();
-        self.table
-            .members(self.blocker.band_keys(sig), self.cap, &mut out);
+        self.table.members(self.blocker.band_keys(sig), self.cap, &mut out);
         let mut shared = Vec::new();
-        self.table
-            .members(self.blocker.passage_keys(sig), self.cap, &mut shared);
+        self.table.members(self.blocker.passage_keys(sig), self.cap, &mut shared);
         shared.sort_unstable();
         let min_shared = self.blocker.min_shared_passages as usize;
-        out.extend(
-            shared
-                .chunk_by(|a, b| a == b)
-                .filter(|run| run.len() >= min_shared)
-                .map(|run| run[0]),
-        );
+        out.extend(shared.chunk_by(|a, b| a == b).filter(|run| run.len() >= min_shared).map(|run| run[0]));
         let mut seen = std::collections::HashSet::with_capacity(out.len());
         out.retain(|d| seen.insert(*d) && self.sigs[*d as usize].is_some());
         out
@@ -309,9 +252,6 @@ impl SignatureIndex {
 
     /// Live documents in the order they were added.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &Signature)> {
-        self.sigs
-            .iter()
-            .zip(&self.ids)
-            .filter_map(|(s, id)| s.as_ref().map(|s| (id.as_str(), s)))
+        self.sigs.iter().zip(&self.ids).filter_map(|(s, id)| s.as_ref().map(|s| (id.as_str(), s)))
     }
 }

@@ -19,11 +19,7 @@ pub(crate) fn read(
     read_objects(path, &mut |line, object| {
         accept(match object {
             Ok(object) => document(line, &object, options),
-            Err(e) => Record {
-                line,
-                id: None,
-                text: Err(e),
-            },
+            Err(e) => Record { line, id: None, text: Err(e) },
         })
     })
 }
@@ -36,9 +32,7 @@ pub fn read_objects(
     let path = file_or_stdio(path);
     let name = path.map_or("stdin".to_owned(), |p| p.display().to_string());
     let source: Box<dyn Read> = match path {
-        Some(p) => {
-            Box::new(File::open(p).map_err(|e| Error::io(format!("cannot open {name}"), e))?)
-        }
+        Some(p) => Box::new(File::open(p).map_err(|e| Error::io(format!("cannot open {name}"), e))?),
         None => Box::new(io::stdin().lock()),
     };
     let mut reader = BufReader::with_capacity(1 << 20, source);
@@ -47,16 +41,13 @@ pub fn read_objects(
     loop {
         buf.clear();
         line_no += 1;
-        let (read, overflow) = read_line(&mut reader, &mut buf)
-            .map_err(|e| Error::io(format!("reading {name} line {line_no}"), e))?;
+        let (read, overflow) =
+            read_line(&mut reader, &mut buf).map_err(|e| Error::io(format!("reading {name} line {line_no}"), e))?;
         if read == 0 {
             return Ok(());
         }
         if overflow {
-            accept(
-                line_no,
-                Err(format!("line is longer than {MAX_LINE_BYTES} bytes")),
-            )?;
+            accept(line_no, Err(format!("line is longer than {MAX_LINE_BYTES} bytes")))?;
             continue;
         }
         while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
@@ -93,8 +84,7 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(usize,
 }
 
 fn parse_object(bytes: &[u8]) -> std::result::Result<Map<String, Value>, String> {
-    let text = std::str::from_utf8(bytes)
-        .map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
+    let text = std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
     match serde_json::from_str(text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(_) => Err("expected a JSON object".into()),
@@ -123,16 +113,8 @@ pub fn text_of(object: &Map<String, Value>, field: &str) -> std::result::Result<
 
 fn document(line: u64, object: &Map<String, Value>, options: &InputOptions) -> Record {
     match id_of(object, &options.id_field) {
-        Ok(id) => Record {
-            line,
-            text: text_of(object, &options.text_field),
-            id: Some(id),
-        },
-        Err(e) => Record {
-            line,
-            id: None,
-            text: Err(e),
-        },
+        Ok(id) => Record { line, text: text_of(object, &options.text_field), id: Some(id) },
+        Err(e) => Record { line, id: None, text: Err(e) },
     }
 }
 
@@ -158,11 +140,7 @@ mod tests {
     use super::*;
 
     fn opts() -> InputOptions {
-        InputOptions {
-            id_field: "id".into(),
-            text_field: "text".into(),
-            on_error: super::super::OnError::Fail,
-        }
+        InputOptions { id_field: "id".into(), text_field: "text".into(), on_error: super::super::OnError::Fail }
     }
 
     #[test]
@@ -173,28 +151,18 @@ mod tests {
             (b"{\"text\": \"x\"}", "missing id field \"id\""),
             (b"{\"id\": \"a\"}", "missing text field \"text\""),
             (b"{\"id\": \"a\", \"text\": 5}", "must be a string"),
-            (
-                b"{\"id\": \"a\", \"text\": \"\xff\"}",
-                "invalid UTF-8 at byte 21",
-            ),
+            (b"{\"id\": \"a\", \"text\": \"\xff\"}", "invalid UTF-8 at byte 21"),
         ];
         let parse = |bytes: &[u8]| match parse_object(bytes) {
             Ok(object) => document(3, &object, &opts()),
-            Err(e) => Record {
-                line: 3,
-                id: None,
-                text: Err(e),
-            },
+            Err(e) => Record { line: 3, id: None, text: Err(e) },
         };
         for (line, want) in cases {
             let err = parse(line).text.unwrap_err();
             assert!(err.contains(want), "{err} (want {want})");
         }
         let ok = parse(br#"{"id": 7, "text": "hi"}"#);
-        assert_eq!(
-            (ok.id.as_deref(), ok.text.as_deref()),
-            (Some("7"), Ok("hi"))
-        );
+        assert_eq!((ok.id.as_deref(), ok.text.as_deref()), (Some("7"), Ok("hi")));
     }
 
     #[test]

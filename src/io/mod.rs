@@ -82,18 +82,12 @@ pub fn read_documents(
 ) -> Result<Loaded> {
     let mut loaded = Loaded::default();
     let mut first_line: HashMap<String, u64> = HashMap::new();
-    let unit = if format == Format::Parquet {
-        "row"
-    } else {
-        "line"
-    };
+    let unit = if format == Format::Parquet { "row" } else { "line" };
     let mut accept = |record: Record| -> Result<()> {
         let verdict = record.text.and_then(|text| {
             let id = record.id.clone().expect("a record with text has an id");
             if let Some(first) = first_line.get(&id) {
-                return Err(format!(
-                    "duplicate id {id:?} (first seen on {unit} {first})"
-                ));
+                return Err(format!("duplicate id {id:?} (first seen on {unit} {first})"));
             }
             check(&text).map_err(|e| e.to_string())?;
             first_line.insert(id.clone(), record.line);
@@ -102,19 +96,11 @@ pub fn read_documents(
         match verdict {
             Ok(doc) => loaded.docs.push(doc),
             Err(error) => {
-                let id_part = record
-                    .id
-                    .as_deref()
-                    .map(|id| format!(" (id {id:?})"))
-                    .unwrap_or_default();
+                let id_part = record.id.as_deref().map(|id| format!(" (id {id:?})")).unwrap_or_default();
                 let message = format!("{unit} {}{id_part}: {error}", record.line);
                 match options.on_error {
                     OnError::Fail => return Err(Error::Input(message)),
-                    OnError::Skip => loaded.skipped.push(Skipped {
-                        line: record.line,
-                        id: record.id,
-                        error,
-                    }),
+                    OnError::Skip => loaded.skipped.push(Skipped { line: record.line, id: record.id, error }),
                 }
             }
         }

@@ -14,16 +14,10 @@ use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-pub(crate) fn read(
-    path: &Path,
-    options: &InputOptions,
-    accept: &mut dyn FnMut(Record) -> Result<()>,
-) -> Result<()> {
+pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| Error::io(format!("cannot open {name}"), e))?;
-    let bad = |e: &dyn std::fmt::Display| {
-        Error::Input(format!("{name}: not a readable Parquet file ({e})"))
-    };
+    let bad = |e: &dyn std::fmt::Display| Error::Input(format!("{name}: not a readable Parquet file ({e})"));
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .map_err(|e| bad(&e))?
         .with_batch_size(8192)
@@ -34,16 +28,8 @@ pub(crate) fn read(
         let batch = batch.map_err(|e| bad(&e))?;
         let column = |field: &str| {
             batch.column_by_name(field).cloned().ok_or_else(|| {
-                let have: Vec<_> = batch
-                    .schema()
-                    .fields()
-                    .iter()
-                    .map(|f| f.name().clone())
-                    .collect();
-                Error::Input(format!(
-                    "{name}: no column {field:?} (columns: {})",
-                    have.join(", ")
-                ))
+                let have: Vec<_> = batch.schema().fields().iter().map(|f| f.name().clone()).collect();
+                Error::Input(format!("{name}: no column {field:?} (columns: {})", have.join(", ")))
             })
         };
         let (ids, texts) = (column(&options.id_field)?, column(&options.text_field)?);
@@ -59,39 +45,21 @@ pub(crate) fn read(
                     })?;
                     continue;
                 }
-                Err(e) => {
-                    return Err(Error::Input(format!(
-                        "{name}: id column {:?}: {e}",
-                        options.id_field
-                    )))
-                }
+                Err(e) => return Err(Error::Input(format!("{name}: id column {:?}: {e}", options.id_field))),
             };
             let text = match value_as_string(&texts, i, false) {
                 Ok(Some(t)) => Ok(t),
                 Ok(None) => Err(format!("text column {:?} is null", options.text_field)),
-                Err(e) => {
-                    return Err(Error::Input(format!(
-                        "{name}: text column {:?}: {e}",
-                        options.text_field
-                    )))
-                }
+                Err(e) => return Err(Error::Input(format!("{name}: text column {:?}: {e}", options.text_field))),
             };
-            accept(Record {
-                line: row,
-                id: Some(id),
-                text,
-            })?;
+            accept(Record { line: row, id: Some(id), text })?;
         }
     }
     Ok(())
 }
 
 /// The value at `i` as a string; integers allowed for ids.
-fn value_as_string(
-    array: &ArrayRef,
-    i: usize,
-    integers: bool,
-) -> std::result::Result<Option<String>, String> {
+fn value_as_string(array: &ArrayRef, i: usize, integers: bool) -> std::result::Result<Option<String>, String> {
     if array.is_null(i) {
         return Ok(None);
     }
@@ -127,28 +95,15 @@ pub(crate) fn write(path: &Path, results: &[DocResult]) -> Result<()> {
     let file = File::create(path).map_err(|e| Error::io(format!("cannot create {name}"), e))?;
     let mut writer = ArrowWriter::try_new(file, schema.clone(), None).map_err(|e| fail(&e))?;
     for chunk in results.chunks(65_536) {
-        let relation = |r: &DocResult| {
-            serde_json::to_value(r.relation)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-        };
+        let relation =
+            |r: &DocResult| serde_json::to_value(r.relation).ok().and_then(|v| v.as_str().map(str::to_owned));
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(StringArray::from_iter_values(
-                chunk.iter().map(|r| r.id.as_str()),
-            )),
-            Arc::new(UInt32Array::from_iter_values(
-                chunk.iter().map(|r| r.cluster),
-            )),
-            Arc::new(StringArray::from_iter_values(
-                chunk.iter().map(|r| r.representative.as_str()),
-            )),
+            Arc::new(StringArray::from_iter_values(chunk.iter().map(|r| r.id.as_str()))),
+            Arc::new(UInt32Array::from_iter_values(chunk.iter().map(|r| r.cluster))),
+            Arc::new(StringArray::from_iter_values(chunk.iter().map(|r| r.representative.as_str()))),
             Arc::new(StringArray::from_iter(chunk.iter().map(relation))),
-            Arc::new(Float32Array::from_iter_values(
-                chunk.iter().map(|r| r.score),
-            )),
-            Arc::new(StringArray::from_iter(
-                chunk.iter().map(|r| r.parent.as_deref()),
-            )),
+            Arc::new(Float32Array::from_iter_values(chunk.iter().map(|r| r.score))),
+            Arc::new(StringArray::from_iter(chunk.iter().map(|r| r.parent.as_deref()))),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| fail(&e))?;
         writer.write(&batch).map_err(|e| fail(&e))?;

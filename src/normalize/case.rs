@@ -9,20 +9,14 @@ pub struct CaseFold;
 
 impl Normalizer for CaseFold {
     fn normalize(&self, text: &mut NormText) {
-        if text
-            .as_str()
-            .bytes()
-            .all(|b| b.is_ascii() && !b.is_ascii_uppercase())
-        {
+        if text.as_str().bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
             return;
         }
         text.map_chars(|c, out| {
             if c.is_ascii() {
                 out.push(c.to_ascii_lowercase());
             } else {
-                std::iter::once(c)
-                    .default_case_fold()
-                    .for_each(|f| out.push(f));
+                std::iter::once(c).default_case_fold().for_each(|f| out.push(f));
             }
         });
     }

@@ -90,10 +90,7 @@ fn fold(c: char) -> Option<char> {
     if c.is_ascii() {
         return None;
     }
-    TABLE
-        .binary_search_by_key(&c, |&(from, _)| from)
-        .ok()
-        .map(|i| TABLE[i].1)
+    TABLE.binary_search_by_key(&c, |&(from, _)| from).ok().map(|i| TABLE[i].1)
 }
 
 impl Normalizer for Confusables {

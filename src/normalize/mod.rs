@@ -118,10 +118,7 @@ mod tests {
     #[test]
     fn perturbed_copies_normalize_to_the_same_text() {
         let plain = norm("A businessman is a hybrid of a dancer and a calculator. -- Paul Valery");
-        assert_eq!(
-            plain,
-            "a businessman is a hybrid of a dancer and a calculator paul valery"
-        );
+        assert_eq!(plain, "a businessman is a hybrid of a dancer and a calculator paul valery");
         for variant in [
             "A BUSINESSMAN IS A HYBRID OF A DANCER AND A CALCULATOR! -- PAUL VALERY",
             "A\u{a0}businessman\u{200b} is a\thybrid of a dancer\nand a calculator. -- Paul Valery",

@@ -20,19 +20,13 @@ impl NormText {
         for (start, c) in original.char_indices() {
             origin.extend(std::iter::repeat_n(start as u32, c.len_utf8()));
         }
-        NormText {
-            text: original.to_owned(),
-            origin: Some(origin),
-        }
+        NormText { text: original.to_owned(), origin: Some(origin) }
     }
 
     /// Starts from the original text without keeping alignment
     /// ([`NormText::original_span`] then maps everything to the start).
     pub fn untracked(original: &str) -> Self {
-        NormText {
-            text: original.to_owned(),
-            origin: None,
-        }
+        NormText { text: original.to_owned(), origin: None }
     }
 
     /// The normalized text.
@@ -49,12 +43,7 @@ impl NormText {
     /// produced the normalized byte range `start..end`: from the origin of the
     /// first byte to the end of the original character (with its combining
     /// marks) behind the last byte.
-    pub fn original_span(
-        &self,
-        original: &str,
-        start: usize,
-        end: usize,
-    ) -> std::ops::Range<usize> {
+    pub fn original_span(&self, original: &str, start: usize, end: usize) -> std::ops::Range<usize> {
         let origin = self.origin.as_deref().unwrap_or_default();
         let at = |i: usize| origin.get(i).map_or(original.len(), |&o| o as usize);
         let from = at(start);
@@ -125,11 +114,7 @@ impl Emit<'_> {
     /// Appends one character, aligned to the input character being rewritten.
     pub fn push(&mut self, c: char) {
         if let Some(origin) = &mut self.origin {
-            let o = self
-                .source_origin
-                .get(self.origin_index)
-                .copied()
-                .unwrap_or(0);
+            let o = self.source_origin.get(self.origin_index).copied().unwrap_or(0);
             origin.extend(std::iter::repeat_n(o, c.len_utf8()));
         }
         self.text.push(c);

@@ -50,23 +50,18 @@ impl Fingerprint {
 impl Signature {
     /// Encodes the signature with the fingerprint of the config that made it.
     pub fn to_bytes(&self, fingerprint: Fingerprint) -> Vec<u8> {
-        let mut payload = Vec::with_capacity(
-            40 + 4 * (self.char_minhash.len() + self.weighted_minhash.len() + self.passages.len()),
-        );
+        let mut payload =
+            Vec::with_capacity(40 + 4 * (self.char_minhash.len() + self.weighted_minhash.len() + self.passages.len()));
         payload.extend_from_slice(&self.exact.to_le_bytes());
         payload.extend_from_slice(&self.char_len.to_le_bytes());
         payload.extend_from_slice(&self.word_len.to_le_bytes());
         payload.extend_from_slice(&self.boilerplate_share.to_bits().to_le_bytes());
         for values in [&self.char_minhash, &self.weighted_minhash] {
             payload.extend_from_slice(&(values.len() as u16).to_le_bytes());
-            values
-                .iter()
-                .for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
+            values.iter().for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
         }
         payload.extend_from_slice(&(self.passages.len() as u32).to_le_bytes());
-        self.passages
-            .iter()
-            .for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
+        self.passages.iter().for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
 
         let mut out = Vec::with_capacity(HEADER + payload.len() + 8);
         out.extend_from_slice(&MAGIC);
@@ -82,11 +77,7 @@ impl Signature {
 
     /// Decodes a signature, refusing one made under another fingerprint.
     /// `context` names the signature in errors (a store path, a record number).
-    pub fn from_bytes(
-        bytes: &[u8],
-        expected: Fingerprint,
-        context: &str,
-    ) -> Result<(Signature, usize)> {
+    pub fn from_bytes(bytes: &[u8], expected: Fingerprint, context: &str) -> Result<(Signature, usize)> {
         let ctx = || context.to_owned();
         if bytes.len() < 4 || bytes[..4] != MAGIC {
             return Err(Error::BadMagic { context: ctx() });
@@ -95,11 +86,7 @@ impl Signature {
         r.skip(4)?;
         let version = r.u16()?;
         if version != VERSION {
-            return Err(Error::UnsupportedVersion {
-                context: ctx(),
-                found: version,
-                supported: VERSION,
-            });
+            return Err(Error::UnsupportedVersion { context: ctx(), found: version, supported: VERSION });
         }
         let _flags = r.u16()?;
         let found = Fingerprint(r.array::<16>()?);
@@ -110,10 +97,7 @@ impl Signature {
         }
         let stored = u64::from_le_bytes(bytes[end..end + 8].try_into().expect("8 bytes"));
         if super::hash::hash64(0, &bytes[..end]) != stored {
-            return Err(Error::Corrupted {
-                context: ctx(),
-                detail: "checksum mismatch".into(),
-            });
+            return Err(Error::Corrupted { context: ctx(), detail: "checksum mismatch".into() });
         }
         if found != expected {
             return Err(Error::FingerprintMismatch {
@@ -135,15 +119,7 @@ impl Signature {
         if r.pos != end {
             return Err(r.malformed("payload length"));
         }
-        let sig = Signature {
-            exact,
-            char_len,
-            word_len,
-            boilerplate_share,
-            char_minhash,
-            weighted_minhash,
-            passages,
-        };
+        let sig = Signature { exact, char_len, word_len, boilerplate_share, char_minhash, weighted_minhash, passages };
         Ok((sig, end + 8))
     }
 }
@@ -157,11 +133,7 @@ pub struct Reader<'a> {
 
 impl<'a> Reader<'a> {
     pub fn new(bytes: &'a [u8], context: &'a str) -> Self {
-        Reader {
-            bytes,
-            pos: 0,
-            context,
-        }
+        Reader { bytes, pos: 0, context }
     }
 
     pub fn position(&self) -> usize {
@@ -173,25 +145,15 @@ impl<'a> Reader<'a> {
     }
 
     pub fn truncated(&self) -> Error {
-        Error::Corrupted {
-            context: self.context.to_owned(),
-            detail: format!("truncated at byte {}", self.pos),
-        }
+        Error::Corrupted { context: self.context.to_owned(), detail: format!("truncated at byte {}", self.pos) }
     }
 
     pub fn malformed(&self, what: &str) -> Error {
-        Error::Corrupted {
-            context: self.context.to_owned(),
-            detail: format!("bad {what} at byte {}", self.pos),
-        }
+        Error::Corrupted { context: self.context.to_owned(), detail: format!("bad {what} at byte {}", self.pos) }
     }
 
     pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self
-            .pos
-            .checked_add(n)
-            .filter(|&e| e <= self.bytes.len())
-            .ok_or_else(|| self.truncated())?;
+        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| self.truncated())?;
         let out = &self.bytes[self.pos..end];
         self.pos = end;
         Ok(out)
@@ -223,10 +185,7 @@ impl<'a> Reader<'a> {
 
     pub fn u32s(&mut self, n: usize) -> Result<Vec<u32>> {
         let raw = self.take(n.checked_mul(4).ok_or_else(|| self.truncated())?)?;
-        Ok(raw
-            .chunks_exact(4)
-            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
-            .collect())
+        Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect())
     }
 }
 
@@ -265,10 +224,7 @@ mod tests {
         let mut other_version = bytes.clone();
         other_version[4] = 9;
         let err = Signature::from_bytes(&other_version, FP, "t").unwrap_err();
-        assert!(
-            matches!(err, Error::UnsupportedVersion { found: 9, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, Error::UnsupportedVersion { found: 9, .. }), "{err}");
 
         let mut flipped = bytes.clone();
         flipped[40] ^= 1;

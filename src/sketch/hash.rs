@@ -77,8 +77,7 @@ impl std::hash::Hasher for Prehashed {
 }
 
 /// A map keyed by hashes.
-pub type PrehashedMap<K, V> =
-    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Prehashed>>;
+pub type PrehashedMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<Prehashed>>;
 
 /// `n` pseudo-random 32-bit seeds from one 64-bit seed (SplitMix64).
 pub fn seeds(seed: u64, n: usize) -> Vec<u32> {

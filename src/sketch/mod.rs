@@ -52,7 +52,8 @@ pub struct SketchConfig {
     pub weighted_perms: u32,
     /// Keep one word shingle in this many as a passage sample.
     pub passage_sample: u32,
-    /// Seed of every permutation and sampler.
+    /// Seed of every permutation and sampler (kept below 2^53 so a JSON config
+    /// survives JavaScript's numbers).
     pub seed: u64,
 }
 
@@ -65,7 +66,7 @@ impl Default for SketchConfig {
             char_max_chars: 512,
             weighted_perms: 128,
             passage_sample: 4,
-            seed: 0x5345_4d48_4153_4801,
+            seed: 0x5348_4153,
         }
     }
 }
@@ -167,12 +168,7 @@ impl Signer {
     pub fn prepare(&self, normalized: String) -> Prepared {
         let words = tokens::words(&normalized);
         let sequence = tokens::word_shingles(&words, self.config.word_ngram as usize);
-        Prepared {
-            exact: hash128(normalized.as_bytes()),
-            words: words.len() as u32,
-            normalized,
-            sequence,
-        }
+        Prepared { exact: hash128(normalized.as_bytes()), words: words.len() as u32, normalized, sequence }
     }
 
     /// The full signature, given the statistics of the corpus it belongs to.
@@ -180,10 +176,7 @@ impl Signer {
         let text = &doc.normalized;
         let char_len = text.chars().count() as u32;
         let char_keys: Vec<u32> = if char_len <= self.config.char_max_chars {
-            tokens::char_shingles(text, self.config.char_ngram as usize)
-                .into_iter()
-                .map(key32)
-                .collect()
+            tokens::char_shingles(text, self.config.char_ngram as usize).into_iter().map(key32).collect()
         } else {
             Vec::new()
         };
@@ -212,8 +205,7 @@ impl Signer {
             Vec::new()
         } else {
             let mut state = IcwsState::new(self.icws_seeds.len());
-            self.kernel
-                .icws(&keys, &ln_weights, &self.icws_seeds, &mut state);
+            self.kernel.icws(&keys, &ln_weights, &self.icws_seeds, &mut state);
             state.finish()
         };
 
@@ -230,11 +222,7 @@ impl Signer {
             exact: doc.exact,
             char_len,
             word_len: doc.words,
-            boilerplate_share: if shingles.is_empty() {
-                0.0
-            } else {
-                boilerplate.len() as f32 / shingles.len() as f32
-            },
+            boilerplate_share: if shingles.is_empty() { 0.0 } else { boilerplate.len() as f32 / shingles.len() as f32 },
             char_minhash,
             weighted_minhash,
             passages,
@@ -248,8 +236,7 @@ impl Signer {
         let words = tokens::words(text);
         let n = (self.config.word_ngram as usize).max(1).min(words.len());
         let hashes = tokens::word_shingles(&words, self.config.word_ngram as usize);
-        let mut out =
-            hash::PrehashedMap::with_capacity_and_hasher(hashes.len(), Default::default());
+        let mut out = hash::PrehashedMap::with_capacity_and_hasher(hashes.len(), Default::default());
         for (i, h) in hashes.into_iter().enumerate() {
             let mean = per_word[i..i + n].iter().sum::<f32>() / n as f32;
             let e = out.entry(h).or_insert(mean);
@@ -298,14 +285,8 @@ mod tests {
         let keys: Vec<u32> = (0..60).map(|i| hash::fmix32(i + 1)).collect();
         let (mut a, mut b) = (IcwsState::new(1024), IcwsState::new(1024));
         let wa: Vec<f32> = (0..60).map(|i| 1.0 + (i % 7) as f32).collect();
-        let wb: Vec<f32> = (0..60)
-            .map(|i| if i < 20 { 0.5 } else { 1.0 + (i % 5) as f32 })
-            .collect();
-        let ln = |w: &[f32]| {
-            w.iter()
-                .map(|&x| kernels::portable::ln(x))
-                .collect::<Vec<_>>()
-        };
+        let wb: Vec<f32> = (0..60).map(|i| if i < 20 { 0.5 } else { 1.0 + (i % 5) as f32 }).collect();
+        let ln = |w: &[f32]| w.iter().map(|&x| kernels::portable::ln(x)).collect::<Vec<_>>();
         Kernel::best().icws(&keys, &ln(&wa), &seeds, &mut a);
         Kernel::best().icws(&keys, &ln(&wb), &seeds, &mut b);
         let truth = wa.iter().zip(&wb).map(|(x, y)| x.min(*y)).sum::<f32>()
@@ -319,22 +300,16 @@ mod tests {
         let parent = "in the beginning god created the heaven and the earth and the earth was without form and void \
                       and darkness was upon the face of the deep and the spirit of god moved upon the face of the waters \
                       and god said let there be light and there was light and god saw the light that it was good";
-        let child = "and darkness was upon the face of the deep and the spirit of god moved upon the face of the waters";
+        let child =
+            "and darkness was upon the face of the deep and the spirit of god moved upon the face of the waters";
         let s = signed(&[parent, child]);
         assert!(!s[1].passages.is_empty());
-        assert!(s[1]
-            .passages
-            .iter()
-            .all(|p| s[0].passages.binary_search(p).is_ok()));
+        assert!(s[1].passages.iter().all(|p| s[0].passages.binary_search(p).is_ok()));
     }
 
     #[test]
     fn empty_text_has_empty_sketches() {
         let s = signed(&[""]);
-        assert!(
-            s[0].char_minhash.is_empty()
-                && s[0].weighted_minhash.is_empty()
-                && s[0].passages.is_empty()
-        );
+        assert!(s[0].char_minhash.is_empty() && s[0].weighted_minhash.is_empty() && s[0].passages.is_empty());
     }
 }

@@ -30,11 +30,7 @@ pub fn words(text: &str) -> Vec<Word> {
     let mut out = Vec::with_capacity(text.len() / 5 + 1);
     let mut start = None;
     let mut push = |s: usize, e: usize| {
-        out.push(Word {
-            start: s as u32,
-            end: e as u32,
-            hash: hash64(WORD_SEED, &text.as_bytes()[s..e]),
-        })
+        out.push(Word { start: s as u32, end: e as u32, hash: hash64(WORD_SEED, &text.as_bytes()[s..e]) })
     };
     for (i, c) in text.char_indices() {
         if c.is_whitespace() || is_unspaced_script(c) {
@@ -62,10 +58,7 @@ pub fn word_shingles(words: &[Word], n: usize) -> Vec<u64> {
         return Vec::new();
     }
     let width = n.min(words.len());
-    words
-        .windows(width)
-        .map(|w| w.iter().fold(n as u64, |acc, word| combine(acc, word.hash)))
-        .collect()
+    words.windows(width).map(|w| w.iter().fold(n as u64, |acc, word| combine(acc, word.hash))).collect()
 }
 
 /// Hashes of the character n-grams of the text (spaces included), in order.
@@ -80,9 +73,7 @@ pub fn char_shingles(text: &str, n: usize) -> Vec<u64> {
     chars
         .windows(width)
         .map(|w| {
-            let packed = w.iter().fold(0x6368_6172u64 ^ n as u64, |acc, &c| {
-                acc.wrapping_mul(0x1_0000_01b3) ^ c as u64
-            });
+            let packed = w.iter().fold(0x6368_6172u64 ^ n as u64, |acc, &c| acc.wrapping_mul(0x1_0000_01b3) ^ c as u64);
             mix64(packed)
         })
         .collect()
@@ -95,10 +86,7 @@ mod tests {
     #[test]
     fn words_split_on_spaces_and_cjk() {
         let t = "ab 漢字 cd";
-        let w: Vec<&str> = words(t)
-            .iter()
-            .map(|w| &t[w.start as usize..w.end as usize])
-            .collect();
+        let w: Vec<&str> = words(t).iter().map(|w| &t[w.start as usize..w.end as usize]).collect();
         assert_eq!(w, ["ab", "漢", "字", "cd"]);
     }
 

@@ -88,15 +88,12 @@ impl CorpusStats {
     /// times counts once).
     pub fn from_corpus(config: &WeightConfig, docs: &[&[u64]]) -> Self {
         let min_docs = config.boilerplate_min_docs.max(2);
-        let distinct: Vec<Shingles> =
-            crate::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
+        let distinct: Vec<Shingles> = crate::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
         let docs = &distinct;
         let mut all: Vec<u64> = crate::par::flat_map_indexed(docs, |_, d| d.0.clone());
         crate::par::sort(&mut all);
-        let mut shared: HashMap<u64, (u32, u32)> = runs(&all)
-            .filter(|&(_, n)| n >= 2)
-            .map(|(h, n)| (h, (n, 0)))
-            .collect();
+        let mut shared: HashMap<u64, (u32, u32)> =
+            runs(&all).filter(|&(_, n)| n >= 2).map(|(h, n)| (h, (n, 0))).collect();
         drop(all);
 
         let df = |h: &u64| shared.get(h).map_or(1, |&(n, _)| n);
@@ -113,21 +110,14 @@ impl CorpusStats {
                 entry.1 = n;
             }
         }
-        CorpusStats {
-            config: config.clone(),
-            docs: docs.len() as u64,
-            shared,
-            seen: None,
-        }
+        CorpusStats { config: config.clone(), docs: docs.len() as u64, shared, seen: None }
     }
 
     /// Counts one more document.
     pub fn add(&mut self, shingles: &[u64]) {
         let shingles = &Shingles::from_unsorted(shingles.to_vec());
         let min_docs = self.config.boilerplate_min_docs.max(2);
-        let seen = self
-            .seen
-            .get_or_insert_with(|| Bloom::with_capacity(1 << 20));
+        let seen = self.seen.get_or_insert_with(|| Bloom::with_capacity(1 << 20));
         for &h in &shingles.0 {
             if let Some(entry) = self.shared.get_mut(&h) {
                 entry.0 += 1;
@@ -135,11 +125,7 @@ impl CorpusStats {
                 self.shared.insert(h, (2, 0));
             }
         }
-        let own = shingles
-            .0
-            .iter()
-            .filter(|&&h| self.df(h) < min_docs)
-            .count() as u32;
+        let own = shingles.0.iter().filter(|&&h| self.df(h) < min_docs).count() as u32;
         if own >= self.config.own_content_min_shingles {
             for h in &shingles.0 {
                 if let Some(entry) = self.shared.get_mut(h) {
@@ -163,9 +149,7 @@ impl CorpusStats {
     /// Whether the shingle is widespread: held by many documents with
     /// content of their own (see the module docs).
     pub fn is_widespread(&self, shingle: u64) -> bool {
-        self.shared
-            .get(&shingle)
-            .is_some_and(|&(_, content)| content >= self.config.boilerplate_min_docs.max(2))
+        self.shared.get(&shingle).is_some_and(|&(_, content)| content >= self.config.boilerplate_min_docs.max(2))
     }
 
     /// Maximal runs of consecutive widespread shingles in a document's shingle
@@ -190,10 +174,7 @@ impl CorpusStats {
     /// The distinct shingles of a document's sequence that sit in its boilerplate passages, sorted.
     pub fn boilerplate_of(&self, sequence: &[u64]) -> Shingles {
         Shingles::from_unsorted(
-            self.boilerplate_runs(sequence)
-                .into_iter()
-                .flat_map(|r| sequence[r].iter().copied())
-                .collect(),
+            self.boilerplate_runs(sequence).into_iter().flat_map(|r| sequence[r].iter().copied()).collect(),
         )
     }
 
@@ -202,11 +183,7 @@ impl CorpusStats {
         let n = (self.docs + self.config.idf_prior_docs as u64) as f32;
         let df = self.df(shingle) as f32;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(1e-3);
-        let discount = if boilerplate {
-            self.config.boilerplate_discount
-        } else {
-            1.0
-        };
+        let discount = if boilerplate { self.config.boilerplate_discount } else { 1.0 };
         idf * importance * discount
     }
 
@@ -227,10 +204,7 @@ impl CorpusStats {
         }
     }
 
-    pub fn from_bytes(
-        config: &WeightConfig,
-        r: &mut super::format::Reader<'_>,
-    ) -> crate::Result<Self> {
+    pub fn from_bytes(config: &WeightConfig, r: &mut super::format::Reader<'_>) -> crate::Result<Self> {
         let docs = r.u64()?;
         let n = r.u64()? as usize;
         let mut shared = HashMap::with_capacity_and_hasher(n.min(1 << 24), Default::default());
@@ -243,20 +217,13 @@ impl CorpusStats {
             1 => Some(Bloom::from_bytes(r)?),
             _ => return Err(r.malformed("statistics flag")),
         };
-        Ok(CorpusStats {
-            config: config.clone(),
-            docs,
-            shared,
-            seen,
-        })
+        Ok(CorpusStats { config: config.clone(), docs, shared, seen })
     }
 }
 
 /// `(value, run length)` of each run of equal values in a sorted slice.
 fn runs(sorted: &[u64]) -> impl Iterator<Item = (u64, u32)> + '_ {
-    sorted
-        .chunk_by(|a, b| a == b)
-        .map(|run| (run[0], run.len() as u32))
+    sorted.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u32))
 }
 
 #[cfg(test)]
@@ -272,9 +239,7 @@ mod tests {
         let config = WeightConfig::default();
         let template = [9_000, 9_001, 9_002, 9_003];
         // Six pages, each with its own content (20 shingles) and the same template.
-        let pages: Vec<Vec<u64>> = (0..6)
-            .map(|i| doc(i * 100..i * 100 + 20, &template))
-            .collect();
+        let pages: Vec<Vec<u64>> = (0..6).map(|i| doc(i * 100..i * 100 + 20, &template)).collect();
         // Six copies of one hot text (shingles 5000..5030), each with one small edit.
         let hot: Vec<Vec<u64>> = (0..6).map(|i| doc(5_000..5_030, &[7_000 + i])).collect();
         let all: Vec<&[u64]> = pages.iter().chain(&hot).map(|d| d.as_slice()).collect();
@@ -301,9 +266,7 @@ mod tests {
         s.add(&doc(10..40, &[]));
         let mut bytes = Vec::new();
         s.to_bytes(&mut bytes);
-        let back =
-            CorpusStats::from_bytes(&config, &mut super::super::format::Reader::new(&bytes, "t"))
-                .unwrap();
+        let back = CorpusStats::from_bytes(&config, &mut super::super::format::Reader::new(&bytes, "t")).unwrap();
         assert_eq!(back.docs(), 2);
         assert_eq!(back.df(15), 2);
         assert_eq!(back.shared, s.shared);

@@ -51,17 +51,11 @@ impl FileStore {
         fs::create_dir_all(&dir).map_err(|e| Error::io(ctx("cannot create"), e))?;
         let meta_path = dir.join("meta.json");
         if meta_path.exists() {
-            let text = fs::read_to_string(&meta_path)
-                .map_err(|e| Error::io(ctx("cannot read meta.json"), e))?;
-            let meta: Meta = serde_json::from_str(&text).map_err(|e| Error::Corrupted {
-                context: ctx("meta.json"),
-                detail: e.to_string(),
-            })?;
+            let text = fs::read_to_string(&meta_path).map_err(|e| Error::io(ctx("cannot read meta.json"), e))?;
+            let meta: Meta = serde_json::from_str(&text)
+                .map_err(|e| Error::Corrupted { context: ctx("meta.json"), detail: e.to_string() })?;
             if meta.format != "semhash-store" {
-                return Err(Error::Corrupted {
-                    context: ctx("meta.json"),
-                    detail: "not a semhash store".into(),
-                });
+                return Err(Error::Corrupted { context: ctx("meta.json"), detail: "not a semhash store".into() });
             }
             if meta.version != STORE_VERSION {
                 return Err(Error::UnsupportedVersion {
@@ -78,24 +72,11 @@ impl FileStore {
                 });
             }
         } else {
-            let meta = Meta {
-                format: "semhash-store".into(),
-                version: STORE_VERSION,
-                fingerprint: fingerprint.to_string(),
-            };
-            write_atomic(
-                &meta_path,
-                serde_json::to_string_pretty(&meta)
-                    .expect("meta serialises")
-                    .as_bytes(),
-            )?;
+            let meta =
+                Meta { format: "semhash-store".into(), version: STORE_VERSION, fingerprint: fingerprint.to_string() };
+            write_atomic(&meta_path, serde_json::to_string_pretty(&meta).expect("meta serialises").as_bytes())?;
         }
-        Ok(FileStore {
-            dir,
-            fingerprint,
-            valid_len: 0,
-            warnings: Vec::new(),
-        })
+        Ok(FileStore { dir, fingerprint, valid_len: 0, warnings: Vec::new() })
     }
 
     fn log_path(&self) -> PathBuf {
@@ -134,10 +115,7 @@ impl SignatureStore for FileStore {
                 break;
             }
             if rest[..4] != FRAME_MAGIC {
-                return Err(Error::Corrupted {
-                    context,
-                    detail: format!("no batch frame at byte {pos}"),
-                });
+                return Err(Error::Corrupted { context, detail: format!("no batch frame at byte {pos}") });
             }
             let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
             let body = &rest[8..8 + len];
@@ -153,14 +131,11 @@ impl SignatureStore for FileStore {
             while !r.is_empty() {
                 let op = r.u8()?;
                 let id_len = r.u16()? as usize;
-                let id = std::str::from_utf8(r.take(id_len)?)
-                    .map_err(|_| r.malformed("id"))?
-                    .to_owned();
+                let id = std::str::from_utf8(r.take(id_len)?).map_err(|_| r.malformed("id"))?.to_owned();
                 match op {
                     ADD => {
                         let start = r.position();
-                        let (sig, used) =
-                            Signature::from_bytes(&body[start..], self.fingerprint, &frame_ctx)?;
+                        let (sig, used) = Signature::from_bytes(&body[start..], self.fingerprint, &frame_ctx)?;
                         r.skip(used)?;
                         slot.insert(id.clone(), live.len());
                         live.push(Some((id, sig)));
@@ -179,39 +154,23 @@ impl SignatureStore for FileStore {
 
         let stats_path = self.stats_path();
         let stats = if stats_path.exists() {
-            let bytes = fs::read(&stats_path)
-                .map_err(|e| Error::io(format!("reading {}", stats_path.display()), e))?;
+            let bytes = fs::read(&stats_path).map_err(|e| Error::io(format!("reading {}", stats_path.display()), e))?;
             let ctx = stats_path.display().to_string();
             if bytes.len() < 30 || bytes[..4] != STATS_MAGIC {
-                return Err(Error::Corrupted {
-                    context: ctx,
-                    detail: "not a statistics file".into(),
-                });
+                return Err(Error::Corrupted { context: ctx, detail: "not a statistics file".into() });
             }
             let (body, sum) = bytes.split_at(bytes.len() - 8);
-            if crate::sketch::hash::hash64(0, body)
-                != u64::from_le_bytes(sum.try_into().expect("8 bytes"))
-            {
-                return Err(Error::Corrupted {
-                    context: ctx,
-                    detail: "checksum mismatch".into(),
-                });
+            if crate::sketch::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+                return Err(Error::Corrupted { context: ctx, detail: "checksum mismatch".into() });
             }
             let mut r = Reader::new(body, &ctx);
             r.skip(4)?;
             let version = r.u16()?;
             if version != STORE_VERSION {
-                return Err(Error::UnsupportedVersion {
-                    context: ctx,
-                    found: version,
-                    supported: STORE_VERSION,
-                });
+                return Err(Error::UnsupportedVersion { context: ctx, found: version, supported: STORE_VERSION });
             }
             if r.array::<16>()? != self.fingerprint.0 {
-                return Err(Error::Corrupted {
-                    context: ctx,
-                    detail: "statistics of another configuration".into(),
-                });
+                return Err(Error::Corrupted { context: ctx, detail: "statistics of another configuration".into() });
             }
             Some(CorpusStats::from_bytes(&deduper.config().weights, &mut r)?)
         } else {
@@ -220,12 +179,7 @@ impl SignatureStore for FileStore {
         Ok((live.into_iter().flatten().collect(), stats))
     }
 
-    fn commit(
-        &mut self,
-        added: &[(String, Signature)],
-        removed: &[String],
-        stats: &CorpusStats,
-    ) -> Result<()> {
+    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
         let mut body = Vec::new();
         for (id, sig) in added {
             push_op(&mut body, ADD, id)?;
@@ -242,18 +196,11 @@ impl SignatureStore for FileStore {
             frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
             frame.extend_from_slice(&body);
             frame.extend_from_slice(&crate::sketch::hash::hash64(0, &body).to_le_bytes());
-            let mut f = OpenOptions::new()
-                .create(true)
-                .write(true)
-                .truncate(false)
-                .open(&path)
-                .map_err(io)?;
+            let mut f = OpenOptions::new().create(true).write(true).truncate(false).open(&path).map_err(io)?;
             // Drop a torn frame from an interrupted write before appending.
             f.set_len(self.valid_len).map_err(io)?;
             std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io)?;
-            f.write_all(&frame)
-                .and_then(|_| f.sync_data())
-                .map_err(io)?;
+            f.write_all(&frame).and_then(|_| f.sync_data()).map_err(io)?;
             self.valid_len += frame.len() as u64;
         }
         let mut out = Vec::new();
@@ -268,12 +215,8 @@ impl SignatureStore for FileStore {
 }
 
 fn push_op(body: &mut Vec<u8>, op: u8, id: &str) -> Result<()> {
-    let len = u16::try_from(id.len()).map_err(|_| {
-        Error::Input(format!(
-            "id of {} bytes is too long (at most 65535)",
-            id.len()
-        ))
-    })?;
+    let len = u16::try_from(id.len())
+        .map_err(|_| Error::Input(format!("id of {} bytes is too long (at most 65535)", id.len())))?;
     body.push(op);
     body.extend_from_slice(&len.to_le_bytes());
     body.extend_from_slice(id.as_bytes());

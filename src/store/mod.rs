@@ -29,12 +29,7 @@ pub trait SignatureStore {
     fn load(&mut self, deduper: &Deduper) -> Result<Stored>;
     /// Persists one batch of additions and removals with the statistics after
     /// it, all or nothing.
-    fn commit(
-        &mut self,
-        added: &[(String, Signature)],
-        removed: &[String],
-        stats: &CorpusStats,
-    ) -> Result<()>;
+    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()>;
 }
 
 /// A store that keeps nothing: for one process's lifetime.
@@ -75,18 +70,12 @@ impl<S: SignatureStore> Incremental<S> {
     /// Opens a store and indexes what it holds.
     pub fn open(deduper: Deduper, mut store: S) -> Result<Self> {
         let (docs, stats) = store.load(&deduper)?;
-        let stats =
-            stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights, STATS_CAPACITY));
+        let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights, STATS_CAPACITY));
         let mut index = deduper.new_index();
         for (id, sig) in docs {
             index.add(&id, sig);
         }
-        Ok(Incremental {
-            deduper,
-            store,
-            index,
-            stats,
-        })
+        Ok(Incremental { deduper, store, index, stats })
     }
 
     pub fn len(&self) -> usize {
@@ -112,14 +101,9 @@ impl<S: SignatureStore> Incremental<S> {
         let mut seen = std::collections::HashSet::new();
         for d in docs {
             if self.index.contains(&d.id) || !seen.insert(d.id.as_str()) {
-                return Err(Error::Input(format!(
-                    "id {:?} is already in the store",
-                    d.id
-                )));
+                return Err(Error::Input(format!("id {:?} is already in the store", d.id)));
             }
-            self.deduper
-                .check(&d.text)
-                .map_err(|e| Error::Input(format!("id {:?}: {e}", d.id)))?;
+            self.deduper.check(&d.text).map_err(|e| Error::Input(format!("id {:?}: {e}", d.id)))?;
         }
         let prepared: Vec<Prepared> = crate::par::map(docs, |d| self.deduper.prepare(&d.text));
         let mut stats = self.stats.clone();
@@ -138,10 +122,7 @@ impl<S: SignatureStore> Incremental<S> {
     /// Stored documents that `text` duplicates, strongest first. Does not add it.
     pub fn query(&self, text: &str) -> Result<Vec<Match>> {
         self.deduper.check(text)?;
-        let sig = self
-            .deduper
-            .signer()
-            .sign(&self.deduper.prepare(text), &self.stats);
+        let sig = self.deduper.signer().sign(&self.deduper.prepare(text), &self.stats);
         let mut matches: Vec<Match> = self
             .index
             .candidates(&sig)
@@ -162,12 +143,7 @@ impl<S: SignatureStore> Incremental<S> {
     /// Removes documents by id, in one commit; returns which ids were present.
     pub fn remove(&mut self, ids: &[String]) -> Result<Vec<bool>> {
         let present: Vec<bool> = ids.iter().map(|id| self.index.contains(id)).collect();
-        let removed: Vec<String> = ids
-            .iter()
-            .zip(&present)
-            .filter(|(_, &p)| p)
-            .map(|(id, _)| id.clone())
-            .collect();
+        let removed: Vec<String> = ids.iter().zip(&present).filter(|(_, &p)| p).map(|(id, _)| id.clone()).collect();
         self.store.commit(&[], &removed, &self.stats)?;
         for id in &removed {
             self.index.remove(id);

@@ -33,24 +33,22 @@ pub enum Kernel {
 impl Kernel {
     /// The fastest kernel this CPU runs.
     pub fn best() -> Kernel {
-        *Kernel::available()
-            .last()
-            .expect("portable is always available")
+        *Kernel::available().last().expect("portable is always available")
     }
 
     /// Every kernel this CPU runs, slowest first (for tests and benchmarks).
     pub fn available() -> Vec<Kernel> {
-        let mut all = vec![Kernel::Portable];
         #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                all.push(Kernel::Avx2);
-            }
-            if std::is_x86_feature_detected!("avx512f") {
-                all.push(Kernel::Avx512);
-            }
-        }
-        all
+        return [
+            Some(Kernel::Portable),
+            std::is_x86_feature_detected!("avx2").then_some(Kernel::Avx2),
+            std::is_x86_feature_detected!("avx512f").then_some(Kernel::Avx512),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        #[cfg(not(target_arch = "x86_64"))]
+        return vec![Kernel::Portable];
     }
 
     /// `sig[k] = min(sig[k], min over x in keys of fmix32(x ^ seeds[k]))`.
@@ -92,12 +90,7 @@ impl IcwsSeeds {
     pub fn new(seed: u64, k: usize) -> Self {
         let all = super::hash::seeds(seed, 4 * k);
         let part = |i: usize| all[i * k..(i + 1) * k].to_vec();
-        IcwsSeeds {
-            r1: part(0),
-            r2: part(1),
-            c1: part(2),
-            c2: part(3),
-        }
+        IcwsSeeds { r1: part(0), r2: part(1), c1: part(2), c2: part(3) }
     }
 
     pub fn len(&self) -> usize {
@@ -120,11 +113,7 @@ pub struct IcwsState {
 
 impl IcwsState {
     pub fn new(k: usize) -> Self {
-        IcwsState {
-            ln_a: vec![f32::INFINITY; k],
-            t: vec![0; k],
-            key: vec![0; k],
-        }
+        IcwsState { ln_a: vec![f32::INFINITY; k], t: vec![0; k], key: vec![0; k] }
     }
 
     /// The K samples as 32-bit values: equal exactly when both the element and
@@ -133,9 +122,7 @@ impl IcwsState {
         self.key
             .iter()
             .zip(&self.t)
-            .map(|(&key, &t)| {
-                super::hash::fmix32(key ^ super::hash::fmix32(t as u32 ^ 0x7f4a_7c15))
-            })
+            .map(|(&key, &t)| super::hash::fmix32(key ^ super::hash::fmix32(t as u32 ^ 0x7f4a_7c15)))
             .collect()
     }
 }
@@ -146,19 +133,14 @@ mod tests {
     use crate::sketch::hash::{mix64, seeds};
 
     fn random_u32(n: usize, seed: u64) -> Vec<u32> {
-        (0..n as u64)
-            .map(|i| (mix64(seed ^ i) >> 7) as u32)
-            .collect()
+        (0..n as u64).map(|i| (mix64(seed ^ i) >> 7) as u32).collect()
     }
 
     #[test]
     fn every_kernel_agrees_with_portable_bit_for_bit() {
         for k in [1, 7, 64, 128, 130] {
             let keys = random_u32(500, k as u64);
-            let ln_w: Vec<f32> = random_u32(500, 99)
-                .iter()
-                .map(|&x| (x % 4000) as f32 / 1000.0 - 2.0)
-                .collect();
+            let ln_w: Vec<f32> = random_u32(500, 99).iter().map(|&x| (x % 4000) as f32 / 1000.0 - 2.0).collect();
             let s = seeds(3, k);
             let icws_seeds = IcwsSeeds::new(11, k);
             let mut want_sig = vec![u32::MAX; k];

@@ -57,25 +57,14 @@ pub fn ln(x: f32) -> f32 {
 #[inline(always)]
 pub fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
     let n = state.ln_a.len().min(seeds.len());
-    let (r1, r2, c1, c2) = (
-        &seeds.r1[..n],
-        &seeds.r2[..n],
-        &seeds.c1[..n],
-        &seeds.c2[..n],
-    );
+    let (r1, r2, c1, c2) = (&seeds.r1[..n], &seeds.r2[..n], &seeds.c1[..n], &seeds.c2[..n]);
     let (best, best_t, best_key) = (&mut state.ln_a[..n], &mut state.t[..n], &mut state.key[..n]);
     for (&key, &ln_w) in keys.iter().zip(ln_weights) {
         for k in 0..n {
-            let (h1, h2, h3, h4) = (
-                fmix32(key ^ r1[k]),
-                fmix32(key ^ r2[k]),
-                fmix32(key ^ c1[k]),
-                fmix32(key ^ c2[k]),
-            );
+            let (h1, h2, h3, h4) = (fmix32(key ^ r1[k]), fmix32(key ^ r2[k]), fmix32(key ^ c1[k]), fmix32(key ^ c2[k]));
             let r = -ln(uniform(h1) * uniform(h2));
             let c = -ln(uniform(h3) * uniform(h4));
-            let beta =
-                uniform((h1 & 0xff) << 24 | (h2 & 0xff) << 16 | (h3 & 0xff) << 8 | (h4 & 0xff));
+            let beta = uniform((h1 & 0xff) << 24 | (h2 & 0xff) << 16 | (h3 & 0xff) << 8 | (h4 & 0xff));
             // |ln w / r| < 1e8 for the weights and uniforms used; the clamp only
             // lets the conversion skip saturation checks, which do not vectorise.
             let v = (ln_w / r + beta).clamp(-1.0e9, 1.0e9);
@@ -97,15 +86,10 @@ mod tests {
 
     #[test]
     fn ln_is_accurate_over_the_range_used() {
-        for &x in &[
-            1e-14f32, 1e-7, 0.001, 0.3, 0.70710677, 1.0, 1.5, 2.0, 33.0, 1e6,
-        ] {
+        for &x in &[1e-14f32, 1e-7, 0.001, 0.3, 0.70710677, 1.0, 1.5, 2.0, 33.0, 1e6] {
             let want = (x as f64).ln();
             let got = ln(x) as f64;
-            assert!(
-                (got - want).abs() <= 2e-6 * want.abs().max(1.0),
-                "ln({x}) = {got}, want {want}"
-            );
+            assert!((got - want).abs() <= 2e-6 * want.abs().max(1.0), "ln({x}) = {got}, want {want}");
         }
     }
 }

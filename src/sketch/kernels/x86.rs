@@ -18,21 +18,11 @@ pub unsafe fn minhash_avx512(keys: &[u32], seeds: &[u32], sig: &mut [u32]) {
 }
 
 #[target_feature(enable = "avx512f")]
-pub unsafe fn icws_avx512(
-    keys: &[u32],
-    ln_weights: &[f32],
-    seeds: &IcwsSeeds,
-    state: &mut IcwsState,
-) {
+pub unsafe fn icws_avx512(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
     portable::icws(keys, ln_weights, seeds, state)
 }
 
 #[target_feature(enable = "avx2")]
-pub unsafe fn icws_avx2(
-    keys: &[u32],
-    ln_weights: &[f32],
-    seeds: &IcwsSeeds,
-    state: &mut IcwsState,
-) {
+pub unsafe fn icws_avx2(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
     portable::icws(keys, ln_weights, seeds, state)
 }

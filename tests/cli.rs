@@ -1,0 +1,300 @@
+//! The `semhash` binary end to end: formats, bad input, the store commands, eval.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn semhash(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_semhash")).args(args).output().expect("runs")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn lines(path: &Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
+
+#[test]
+fn dedup_writes_one_line_per_document_and_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let o = semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--report", report.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("174 documents ->"), "summary on stderr: {}", stderr(&o));
+    let rows = lines(&out);
+    assert_eq!(rows.len(), 174);
+    for field in ["id", "cluster", "representative", "relation", "score"] {
+        assert!(rows.iter().all(|r| r.get(field).is_some()), "{field}");
+    }
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(report["counts"]["documents"], 174);
+    assert!(report["snippets"].as_array().unwrap().len() >= 3);
+    assert!(report["timings_ms"]["sign"].as_f64().is_some());
+}
+
+#[test]
+fn malformed_lines_fail_with_their_line_number_or_are_skipped_and_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut input = Vec::new();
+    input.extend_from_slice(b"{\"id\": \"a\", \"text\": \"first document text\"}\n");
+    input.extend_from_slice(b"{\"id\": \"b\", \"text\": \"broken\"\n"); // line 2: bad JSON
+    input.extend_from_slice(b"{\"id\": \"c\", \"text\": \"bad \xff utf8\"}\n"); // line 3
+    input.extend_from_slice(b"{\"id\": \"d\", \"text\": \"\"}\n"); // line 4: empty
+    input.extend_from_slice(b"{\"text\": \"no id here\"}\n"); // line 5
+    input.extend_from_slice(b"{\"id\": \"a\", \"text\": \"same id again\"}\n"); // line 6
+    input.extend_from_slice(b"\n{\"id\": 7, \"text\": \"numeric ids are fine\"}\n"); // line 8
+    let path = write(dir.path(), "in.jsonl", &input);
+
+    let o = semhash(&["dedup", path.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 2: not valid JSON"), "{}", stderr(&o));
+
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let o = semhash(&[
+        "dedup",
+        path.to_str().unwrap(),
+        "--on-error",
+        "skip",
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        report.to_str().unwrap(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let ids: Vec<String> = lines(&out).iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
+    assert_eq!(ids, ["a", "7"], "every valid id exactly once");
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let skipped: Vec<(u64, String)> = report["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| (s["line"].as_u64().unwrap(), s["error"].as_str().unwrap().to_owned()))
+        .collect();
+    let expect = [
+        (2, "not valid JSON"),
+        (3, "invalid UTF-8 at byte"),
+        (4, "text is empty"),
+        (5, "missing id field"),
+        (6, "duplicate id \"a\" (first seen on line 1)"),
+    ];
+    assert_eq!(skipped.len(), expect.len(), "{skipped:?}");
+    for ((line, err), (want_line, want)) in skipped.iter().zip(expect) {
+        assert_eq!(*line, want_line);
+        assert!(err.contains(want), "line {line}: {err} (want {want})");
+    }
+}
+
+#[test]
+fn a_huge_document_gets_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = "word ".repeat(10 << 20); // 50 MiB
+    let input = format!("{{\"id\": \"small\", \"text\": \"fine\"}}\n{{\"id\": \"big\", \"text\": \"{big}\"}}\n");
+    let path = write(dir.path(), "in.jsonl", input.as_bytes());
+    let o = semhash(&["dedup", path.to_str().unwrap(), "-q"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = stderr(&o);
+    assert!(err.contains("line 2") && err.contains("over the limit") && err.contains("--max-doc-bytes"), "{err}");
+    let out = dir.path().join("out.jsonl");
+    let o =
+        semhash(&["dedup", path.to_str().unwrap(), "--max-doc-bytes", "60000000", "-o", out.to_str().unwrap(), "-q"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out).len(), 2);
+}
+
+#[test]
+fn empty_input_gives_empty_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "empty.jsonl", b"");
+    let out = dir.path().join("out.jsonl");
+    let o = semhash(&["dedup", path.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(lines(&out).is_empty());
+    assert!(stderr(&o).contains("0 documents"));
+}
+
+#[test]
+fn parquet_in_and_out() {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("in.parquet");
+    let ids: ArrayRef = Arc::new(Int64Array::from(vec![1, 2, 3]));
+    let texts: ArrayRef = Arc::new(StringArray::from(vec![
+        Some("The quick brown fox jumps over the lazy dog"),
+        Some("the QUICK brown fox jumps over the lazy dog!"),
+        None,
+    ]));
+    let batch = RecordBatch::try_from_iter([("doc_id", ids), ("body", texts)]).unwrap();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(std::fs::File::create(&input).unwrap(), batch.schema(), None).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+
+    let out = dir.path().join("out.parquet");
+    let args = [
+        "dedup",
+        input.to_str().unwrap(),
+        "--id-field",
+        "doc_id",
+        "--text-field",
+        "body",
+        "-q",
+        "-o",
+        out.to_str().unwrap(),
+    ];
+    let o = semhash(&args);
+    assert_eq!(o.status.code(), Some(2), "a null text is bad input");
+    assert!(stderr(&o).contains("row 3 (id \"3\"): text column \"body\" is null"), "{}", stderr(&o));
+    let o = semhash(&[&args[..], &["--on-error", "skip"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+
+    let reader =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(&out).unwrap())
+            .unwrap()
+            .build()
+            .unwrap();
+    let batches: Vec<RecordBatch> = reader.map(|b| b.unwrap()).collect();
+    let batch = &batches[0];
+    assert_eq!(batch.num_rows(), 2);
+    let col = |name: &str| batch.column_by_name(name).unwrap().as_any().downcast_ref::<StringArray>().unwrap().clone();
+    assert_eq!(col("representative").value(1), "1");
+    assert_eq!(col("relation").value(1), "exact");
+
+    let o = semhash(&["dedup", dir.path().join("missing.parquet").to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("cannot open"), "{}", stderr(&o));
+}
+
+#[test]
+fn compare_scores_each_pair() {
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = concat!(
+        "{\"id\": \"p1\", \"a\": \"The quick brown fox jumps over the lazy dog\", \"b\": \"The quick brown fox jumped over the lazy dog\"}\n",
+        "{\"id\": \"p2\", \"a\": \"The quick brown fox jumps over the lazy dog\", \"b\": \"Compilers translate source code into machine code\"}\n",
+    );
+    let path = write(dir.path(), "pairs.jsonl", pairs.as_bytes());
+    let out = dir.path().join("out.jsonl");
+    let o = semhash(&["compare", path.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = lines(&out);
+    assert_eq!((rows[0]["id"].as_str(), rows[0]["duplicate"].as_bool()), (Some("p1"), Some(true)));
+    assert_eq!((rows[1]["relation"].as_str(), rows[1]["duplicate"].as_bool()), (Some("none"), Some(false)));
+    assert!(rows[0]["signals"]["char_sim"].as_f64().unwrap() > rows[1]["signals"]["char_sim"].as_f64().unwrap());
+}
+
+#[test]
+fn sign_query_remove_through_a_store_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let store = store.to_str().unwrap();
+    let o = semhash(&["sign", "--store", store, SAMPLE]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("it now holds 174"), "{}", stderr(&o));
+
+    // Signing the same ids again is refused (or skipped).
+    let o = semhash(&["sign", "--store", store, SAMPLE]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("already in the store"));
+
+    let sample = std::fs::read_to_string(SAMPLE).unwrap();
+    let first: serde_json::Value = serde_json::from_str(sample.lines().next().unwrap()).unwrap();
+    let query =
+        format!("{}\n", serde_json::json!({"id": "q1", "text": first["text"].as_str().unwrap().to_uppercase()}));
+    let qpath = write(dir.path(), "q.jsonl", query.as_bytes());
+    let out = dir.path().join("matches.jsonl");
+    let o = semhash(&["query", "--store", store, qpath.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let rows = lines(&out);
+    assert_eq!(rows[0]["duplicate"], true);
+    assert_eq!(rows[0]["matches"][0]["id"], first["id"]);
+
+    let id = first["id"].as_str().unwrap();
+    let o = semhash(&["remove", "--store", store, id, "nope"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("removed 1 of 2") && stderr(&o).contains("\"nope\" is not in the store"),
+        "{}",
+        stderr(&o)
+    );
+    let o = semhash(&["query", "--store", store, qpath.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success());
+    assert!(lines(&out)[0]["matches"].as_array().unwrap().iter().all(|m| m["id"] != first["id"]));
+
+    let o = semhash(&[
+        "query",
+        "--store",
+        store,
+        "--config",
+        write(dir.path(), "c.json", br#"{"sketch": {"char_ngram": 4}}"#).to_str().unwrap(),
+        qpath.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("different configuration"), "{}", stderr(&o));
+}
+
+#[test]
+fn eval_reports_per_type_and_pair_metrics() {
+    let o = semhash(&["eval", "--clusters", SAMPLE]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.contains("boilerplate") && text.contains("snippets: 3 of 3"), "{text}");
+
+    let dir = tempfile::tempdir().unwrap();
+    let pairs = concat!(
+        "{\"a\": \"the cat sat on the mat today\", \"b\": \"the cat sat on a mat today\", \"label\": 1}\n",
+        "{\"a\": \"the cat sat on the mat today\", \"b\": \"dogs bark loudly at the postman\", \"label\": 0}\n",
+        "{\"a\": \"a long road home through the hills\", \"b\": \"a long road home through the hill\", \"label\": true}\n",
+    );
+    let path = write(dir.path(), "pairs.jsonl", pairs.as_bytes());
+    let json = dir.path().join("m.json");
+    let o = semhash(&["eval", "--pairs", path.to_str().unwrap(), "--json", json.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let m: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(m["pairs"], 3);
+    assert_eq!(m["best"]["char_sim"]["f1"], 1.0);
+
+    let bad = write(dir.path(), "bad.jsonl", b"{\"a\": \"x\", \"b\": \"y\"}\n");
+    let o = semhash(&["eval", "--pairs", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("line 1: missing field \"label\""), "{}", stderr(&o));
+}
+
+#[test]
+fn every_command_documents_its_flags() {
+    for (command, flags) in [
+        (
+            "dedup",
+            &[
+                "--output",
+                "--report",
+                "--threshold",
+                "--threads",
+                "--id-field",
+                "--text-field",
+                "--on-error",
+                "--max-doc-bytes",
+                "--config",
+            ][..],
+        ),
+        ("compare", &["--output", "--on-error", "--threshold"][..]),
+        ("sign", &["--store", "--batch", "--on-error"][..]),
+        ("query", &["--store", "--output"][..]),
+        ("remove", &["--store", "--ids-from"][..]),
+        ("eval", &["--pairs", "--clusters", "--json"][..]),
+    ] {
+        let o = semhash(&[command, "--help"]);
+        let help = String::from_utf8(o.stdout).unwrap();
+        for flag in flags {
+            assert!(help.contains(flag), "{command} --help lacks {flag}");
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! The file-backed store keeps signatures across restarts and refuses what it cannot trust.
+
+use semhash::decide::Relation;
+use semhash::store::{FileStore, Incremental};
+use semhash::{Config, Deduper, Document, Error};
+
+fn doc(id: &str, text: &str) -> Document {
+    Document { id: id.into(), text: text.into() }
+}
+
+const ARTICLE: &str = "The river flooded the lower town after three days of heavy rain, and the old stone \
+                       bridge was closed to all traffic while engineers inspected its arches for damage.";
+
+fn open(dir: &std::path::Path, config: Config) -> semhash::Result<Incremental<FileStore>> {
+    let deduper = Deduper::new(config)?;
+    let file = FileStore::open(dir, deduper.fingerprint())?;
+    Incremental::open(deduper, file)
+}
+
+#[test]
+fn signatures_survive_a_restart_and_removal_persists() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut store = open(dir.path(), Config::default()).unwrap();
+        store
+            .add(&[doc("a", ARTICLE), doc("b", "Completely unrelated words about compilers, linkers and loaders.")])
+            .unwrap();
+    }
+    let mut store = open(dir.path(), Config::default()).unwrap();
+    assert_eq!(store.len(), 2);
+    let edited = ARTICLE.replace("heavy rain", "rain").to_uppercase();
+    let matches = store.query(&edited).unwrap();
+    assert_eq!(matches.first().map(|m| (m.id.as_str(), m.relation)), Some(("a", Relation::Near)), "{matches:?}");
+    assert_eq!(store.query(ARTICLE).unwrap()[0].relation, Relation::Exact);
+
+    assert_eq!(store.remove(&["a".into(), "zzz".into()]).unwrap(), vec![true, false]);
+    drop(store);
+    let store = open(dir.path(), Config::default()).unwrap();
+    assert_eq!(store.len(), 1);
+    assert!(store.query(ARTICLE).unwrap().is_empty());
+}
+
+#[test]
+fn duplicate_ids_are_refused_and_nothing_is_added() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut store = open(dir.path(), Config::default()).unwrap();
+    store.add(&[doc("a", ARTICLE)]).unwrap();
+    let err = store.add(&[doc("c", "new text here"), doc("a", "other")]).unwrap_err();
+    assert!(err.to_string().contains("already in the store"), "{err}");
+    assert_eq!(store.len(), 1);
+    let err = store.add(&[doc("d", "   ")]).unwrap_err();
+    assert!(err.to_string().contains("empty"), "{err}");
+}
+
+#[test]
+fn a_store_of_another_configuration_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    open(dir.path(), Config::default()).unwrap().add(&[doc("a", ARTICLE)]).unwrap();
+    let mut other = Config::default();
+    other.sketch.char_ngram = 4;
+    let err = open(dir.path(), other).err().expect("refused");
+    assert!(matches!(err, Error::FingerprintMismatch { .. }), "{err}");
+    // Decision thresholds do not shape signatures: the store opens.
+    let mut looser = Config::default();
+    looser.decide.set_threshold(0.5);
+    assert_eq!(open(dir.path(), looser).unwrap().len(), 1);
+}
+
+#[test]
+fn a_corrupted_store_is_refused_and_a_torn_last_batch_is_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let mut store = open(dir.path(), Config::default()).unwrap();
+        store.add(&[doc("a", ARTICLE)]).unwrap();
+        store.add(&[doc("b", "A second batch with its own sentence about gardens.")]).unwrap();
+    }
+    let log = dir.path().join("log");
+    let bytes = std::fs::read(&log).unwrap();
+
+    // An interrupted write leaves part of a frame: dropped, earlier batches kept.
+    std::fs::write(&log, &bytes[..bytes.len() - 5]).unwrap();
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let file = FileStore::open(dir.path(), deduper.fingerprint()).unwrap();
+    let store = Incremental::open(deduper, file).unwrap();
+    assert_eq!(store.len(), 1);
+    assert!(store.contains("a"));
+
+    // A flipped bit inside a complete frame: refused, with where.
+    let mut flipped = bytes.clone();
+    flipped[40] ^= 0x10;
+    std::fs::write(&log, &flipped).unwrap();
+    let err = open(dir.path(), Config::default()).err().expect("refused");
+    assert!(err.to_string().contains("checksum mismatch"), "{err}");
+
+    std::fs::write(dir.path().join("meta.json"), b"{not json").unwrap();
+    let err = open(dir.path(), Config::default()).err().expect("refused");
+    assert!(matches!(err, Error::Corrupted { .. }), "{err}");
+}
