@@ -215,7 +215,7 @@ impl Deduper {
         let placements = cluster(docs.len(), &links);
         clock.lap(&mut stats, "cluster");
 
-        let snippets = self.snippets(docs, &prepared, &distinct, &copy_of, &corpus, &placements);
+        let snippets = self.snippets(docs, &prepared, &distinct, &sigs, &copy_of, &corpus, &placements);
         stats.snippets_found = snippets.len() as u64;
         clock.lap(&mut stats, "snippets");
 
@@ -246,13 +246,17 @@ impl Deduper {
         docs: &[Document],
         prepared: &[Prepared],
         distinct: &[u32],
+        sigs: &[Signature],
         copy_of: &[Option<u32>],
         corpus: &CorpusStats,
         placements: &[crate::cluster::Placement],
     ) -> Vec<Snippet> {
         let config = &self.config.snippets;
         let n = self.config.sketch.word_ngram as usize;
-        let found = crate::par::flat_map_indexed(distinct, |_, &i| {
+        // Only documents with boilerplate passages can hold a snippet.
+        let holders: Vec<u32> =
+            distinct.iter().zip(sigs).filter(|(_, s)| s.boilerplate_share > 0.0).map(|(&i, _)| i).collect();
+        let found = crate::par::flat_map_indexed(&holders, |_, &i| {
             let p = &prepared[i as usize];
             snippets::occurrences(i, &p.normalized, &p.sequence, n, corpus, config)
         });

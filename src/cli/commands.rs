@@ -165,7 +165,7 @@ struct PairLine {
 fn read_pairs(path: Option<&Path>, on_error: OnError, need_label: bool) -> Result<Vec<PairLine>> {
     let mut pairs = Vec::new();
     jsonl::read_objects(path, &mut |line, object| {
-        let parsed = object.and_then(|o: Map<String, Value>| {
+        let parsed = object.and_then(|mut o: Map<String, Value>| {
             let label = match o.get("label") {
                 Some(Value::Bool(b)) => Some(*b),
                 Some(Value::Number(n)) if n.as_f64() == Some(0.0) || n.as_f64() == Some(1.0) => {
@@ -175,13 +175,8 @@ fn read_pairs(path: Option<&Path>, on_error: OnError, need_label: bool) -> Resul
                 None if need_label => return Err("missing field \"label\"".into()),
                 None => None,
             };
-            Ok(PairLine {
-                line,
-                id: o.get("id").cloned(),
-                a: jsonl::text_of(&o, "a")?,
-                b: jsonl::text_of(&o, "b")?,
-                label,
-            })
+            let (a, b) = (jsonl::take_text(&mut o, "a")?, jsonl::take_text(&mut o, "b")?);
+            Ok(PairLine { line, id: o.get("id").cloned(), a, b, label })
         });
         match (parsed, on_error) {
             (Ok(p), _) => pairs.push(p),
@@ -348,13 +343,13 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
     let mut truth: Vec<(String, String, Option<String>)> = Vec::new();
     let mut seen = std::collections::HashSet::new();
     jsonl::read_objects(Some(path), &mut |line, object| {
-        let parsed = object.and_then(|o| {
-            let field = |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
-            let (id, text) = (jsonl::id_of(&o, "id")?, jsonl::text_of(&o, "text")?);
+        let parsed = object.and_then(|mut o| {
+            let (id, text) = (jsonl::id_of(&o, "id")?, jsonl::take_text(&mut o, "text")?);
             if !seen.insert(id.clone()) {
                 return Err(format!("duplicate id {id:?}"));
             }
             deduper.check(&text).map_err(|e| e.to_string())?;
+            let field = |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
             let snippet = o.get("snippet").filter(|v| !v.is_null()).map(|v| v.to_string());
             Ok((Document { id, text }, (field("cluster")?, field("type")?, snippet)))
         });

@@ -3,7 +3,7 @@
 //! Such documents are not duplicates of each other (each has its own
 //! content), so they must not merge; but the passage itself is worth
 //! reporting. Its shingles form a boilerplate run in every host (see
-//! [`CorpusStats::boilerplate_runs`]); within a run, where the document
+//! [`CorpusStats::analyse`]); within a run, where the document
 //! frequency jumps by more than a factor of two one passage ends and another
 //! begins. The shingles that straddle a passage's edges mix it with each
 //! host's own text and are rarer than the passage (though they can be common
@@ -65,21 +65,22 @@ pub fn occurrences(
     stats: &CorpusStats,
     config: &SnippetConfig,
 ) -> Vec<Occurrence> {
-    let runs = stats.boilerplate_runs(shingles);
+    let analysed = stats.analyse(shingles);
     let n = word_ngram.max(1);
-    if runs.is_empty() {
+    if analysed.runs.is_empty() {
         return Vec::new();
     }
+    let df = |i: usize| analysed.stats[analysed.position[i] as usize].df;
     let words = tokens::words(normalized);
     if words.len() < n {
         return Vec::new();
     }
     let level = |a: u32, b: u32| a.max(b) <= 2 * a.min(b);
     let mut out = Vec::new();
-    for run in runs {
+    for run in analysed.runs.iter().cloned() {
         let mut start = run.start;
         for i in run.start + 1..=run.end {
-            if i < run.end && level(stats.df(shingles[i - 1]), stats.df(shingles[i])) {
+            if i < run.end && level(df(i - 1), df(i)) {
                 continue;
             }
             let word_count = (i - start + n - 1) as u32;

@@ -18,13 +18,17 @@ pub(crate) fn read(
 ) -> Result<()> {
     read_objects(path, &mut |line, object| {
         accept(match object {
-            Ok(object) => document(line, &object, options),
+            Ok(object) => document(line, object, options),
             Err(e) => Record { line, id: None, text: Err(e) },
         })
     })
 }
 
-/// Calls `accept` with each non-blank line's JSON object, or what was wrong with it.
+/// Lines parsed together, on all threads; callers still see them in order.
+const BATCH_LINES: usize = 4096;
+
+/// Calls `accept`, in order, with each non-blank line's JSON object, or what
+/// was wrong with it. Lines are parsed in parallel batches.
 pub fn read_objects(
     path: Option<&Path>,
     accept: &mut dyn FnMut(u64, std::result::Result<Map<String, Value>, String>) -> Result<()>,
@@ -36,27 +40,37 @@ pub fn read_objects(
         None => Box::new(io::stdin().lock()),
     };
     let mut reader = BufReader::with_capacity(1 << 20, source);
-    let mut buf = Vec::new();
     let mut line_no = 0u64;
+    let mut batch: Vec<(u64, std::result::Result<Vec<u8>, String>)> = Vec::with_capacity(BATCH_LINES);
+    let mut flush = |batch: &mut Vec<(u64, std::result::Result<Vec<u8>, String>)>| -> Result<()> {
+        let parsed = crate::par::map(batch, |(line, bytes)| {
+            (*line, bytes.as_deref().map_err(Clone::clone).and_then(parse_object))
+        });
+        batch.clear();
+        parsed.into_iter().try_for_each(|(line, object)| accept(line, object))
+    };
     loop {
-        buf.clear();
+        let mut buf = Vec::new();
         line_no += 1;
         let (read, overflow) =
             read_line(&mut reader, &mut buf).map_err(|e| Error::io(format!("reading {name} line {line_no}"), e))?;
         if read == 0 {
-            return Ok(());
+            return flush(&mut batch);
         }
         if overflow {
-            accept(line_no, Err(format!("line is longer than {MAX_LINE_BYTES} bytes")))?;
-            continue;
+            batch.push((line_no, Err(format!("line is longer than {MAX_LINE_BYTES} bytes"))));
+        } else {
+            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                buf.pop();
+            }
+            // Blank lines separate nothing in JSONL; a trailing one is common.
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                batch.push((line_no, Ok(buf)));
+            }
         }
-        while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-            buf.pop();
+        if batch.len() >= BATCH_LINES {
+            flush(&mut batch)?;
         }
-        if buf.iter().all(u8::is_ascii_whitespace) {
-            continue; // blank lines separate nothing in JSONL; a trailing one is common
-        }
-        accept(line_no, parse_object(&buf))?;
     }
 }
 
@@ -102,18 +116,18 @@ pub fn id_of(object: &Map<String, Value>, field: &str) -> std::result::Result<St
     }
 }
 
-/// A field as text.
-pub fn text_of(object: &Map<String, Value>, field: &str) -> std::result::Result<String, String> {
-    match object.get(field) {
-        Some(Value::String(s)) => Ok(s.clone()),
+/// A field as text, taken out of the object.
+pub fn take_text(object: &mut Map<String, Value>, field: &str) -> std::result::Result<String, String> {
+    match object.remove(field) {
+        Some(Value::String(s)) => Ok(s),
         Some(_) => Err(format!("field {field:?} must be a string")),
         None => Err(format!("missing text field {field:?}")),
     }
 }
 
-fn document(line: u64, object: &Map<String, Value>, options: &InputOptions) -> Record {
-    match id_of(object, &options.id_field) {
-        Ok(id) => Record { line, text: text_of(object, &options.text_field), id: Some(id) },
+fn document(line: u64, mut object: Map<String, Value>, options: &InputOptions) -> Record {
+    match id_of(&object, &options.id_field) {
+        Ok(id) => Record { line, text: take_text(&mut object, &options.text_field), id: Some(id) },
         Err(e) => Record { line, id: None, text: Err(e) },
     }
 }
@@ -154,7 +168,7 @@ mod tests {
             (b"{\"id\": \"a\", \"text\": \"\xff\"}", "invalid UTF-8 at byte 21"),
         ];
         let parse = |bytes: &[u8]| match parse_object(bytes) {
-            Ok(object) => document(3, &object, &opts()),
+            Ok(object) => document(3, object, &opts()),
             Err(e) => Record { line: 3, id: None, text: Err(e) },
         };
         for (line, want) in cases {

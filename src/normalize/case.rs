@@ -9,7 +9,7 @@ pub struct CaseFold;
 
 impl Normalizer for CaseFold {
     fn normalize(&self, text: &mut NormText) {
-        if text.as_str().bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        if text.map_ascii_in_place(|b| b.to_ascii_lowercase()) {
             return;
         }
         text.map_chars(|c, out| {

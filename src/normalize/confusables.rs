@@ -95,7 +95,7 @@ fn fold(c: char) -> Option<char> {
 
 impl Normalizer for Confusables {
     fn normalize(&self, text: &mut NormText) {
-        if !text.as_str().chars().any(|c| fold(c).is_some()) {
+        if text.as_str().is_ascii() || !text.as_str().chars().any(|c| fold(c).is_some()) {
             return;
         }
         text.map_chars(|c, out| out.push(fold(c).unwrap_or(c)));

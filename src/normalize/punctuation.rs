@@ -40,6 +40,11 @@ impl Normalizer for Punctuation {
         if text.as_str().chars().all(is_kept) {
             return;
         }
+        if let Some(r) = replacement {
+            if text.map_ascii_in_place(|b| if is_kept(b as char) { b } else { r as u8 }) {
+                return;
+            }
+        }
         text.map_chars(|c, out| match (is_kept(c), replacement) {
             (true, _) => out.push(c),
             (false, Some(r)) => out.push(r),

@@ -59,6 +59,19 @@ impl NormText {
         from..to
     }
 
+    /// Rewrites ASCII text byte for byte, in place (`f` must map ASCII to
+    /// ASCII; the alignment is unchanged). Returns `false`, doing nothing,
+    /// when the text is not all ASCII.
+    pub fn map_ascii_in_place(&mut self, f: impl Fn(u8) -> u8) -> bool {
+        if !self.text.is_ascii() {
+            return false;
+        }
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        bytes.iter_mut().for_each(|b| *b = f(*b));
+        self.text = String::from_utf8(bytes).expect("ASCII maps to ASCII");
+        true
+    }
+
     /// Rewrites the text one character at a time: `f` sees each character and
     /// emits zero or more replacements, all aligned to that character's origin.
     pub fn map_chars(&mut self, mut f: impl FnMut(char, &mut Emit<'_>)) {

@@ -11,7 +11,9 @@ pub struct Nfkc;
 impl Normalizer for Nfkc {
     fn normalize(&self, text: &mut NormText) {
         // Fast path: most text is already NFKC and then nothing moves.
-        if unicode_normalization::is_nfkc_quick(text.as_str().chars()) == unicode_normalization::IsNormalized::Yes {
+        if text.as_str().is_ascii()
+            || unicode_normalization::is_nfkc_quick(text.as_str().chars()) == unicode_normalization::IsNormalized::Yes
+        {
             return;
         }
         text.map_sequences(|seq, out| seq.nfkc().for_each(|c| out.push(c)));

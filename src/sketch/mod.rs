@@ -189,16 +189,13 @@ impl Signer {
         };
 
         let importance = self.shingle_importance(text);
-        let distinct = Shingles::from_unsorted(doc.sequence.clone());
-        let shingles = &distinct.0;
-        let boilerplate = stats.boilerplate_of(&doc.sequence).0;
-        let is_boilerplate = |h: &u64| boilerplate.binary_search(h).is_ok();
+        let analysed = stats.analyse(&doc.sequence);
+        let shingles = &analysed.distinct;
         let keys: Vec<u32> = shingles.iter().map(|&h| key32(h)).collect();
-        let ln_weights: Vec<f32> = shingles
-            .iter()
-            .map(|h| {
-                let importance = importance.as_ref().map_or(1.0, |m| m[h]);
-                kernels::portable::ln(stats.weight(*h, importance, is_boilerplate(h)))
+        let ln_weights: Vec<f32> = (0..shingles.len())
+            .map(|i| {
+                let importance = importance.as_ref().map_or(1.0, |m| m[&shingles[i]]);
+                kernels::portable::ln(stats.weight(analysed.stats[i], importance, analysed.boilerplate[i]))
             })
             .collect();
         let weighted_minhash = if keys.is_empty() {
@@ -210,10 +207,9 @@ impl Signer {
         };
 
         let rate = self.config.passage_sample.max(1) as u64;
-        let mut passages: Vec<u32> = shingles
-            .iter()
-            .filter(|&&h| mix64(h ^ 0x7061_7373) % rate == 0)
-            .map(|h| key32(*h) & !1 | is_boilerplate(h) as u32)
+        let mut passages: Vec<u32> = (0..shingles.len())
+            .filter(|&i| mix64(shingles[i] ^ 0x7061_7373) % rate == 0)
+            .map(|i| key32(shingles[i]) & !1 | analysed.boilerplate[i] as u32)
             .collect();
         passages.sort_unstable();
         passages.dedup();
@@ -222,7 +218,11 @@ impl Signer {
             exact: doc.exact,
             char_len,
             word_len: doc.words,
-            boilerplate_share: if shingles.is_empty() { 0.0 } else { boilerplate.len() as f32 / shingles.len() as f32 },
+            boilerplate_share: if shingles.is_empty() {
+                0.0
+            } else {
+                analysed.boilerplate.iter().filter(|&&b| b).count() as f32 / shingles.len() as f32
+            },
             char_minhash,
             weighted_minhash,
             passages,

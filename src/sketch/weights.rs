@@ -19,7 +19,7 @@
 //! Common phrases ("one of the", "this package contains") are widespread too,
 //! yet a text is not boilerplate for using them. Boilerplate is a passage: in
 //! each document, a shingle counts as boilerplate only inside a run of at least
-//! `boilerplate_min_run` consecutive widespread shingles ([`CorpusStats::boilerplate_runs`]).
+//! `boilerplate_min_run` consecutive widespread shingles ([`CorpusStats::analyse`]).
 
 use super::hash::PrehashedMap as HashMap;
 use super::Shingles;
@@ -143,24 +143,35 @@ impl CorpusStats {
 
     /// Documents holding the shingle (at least 1: the one asking).
     pub fn df(&self, shingle: u64) -> u32 {
-        self.shared.get(&shingle).map_or(1, |&(n, _)| n)
+        self.lookup(shingle).df
     }
 
     /// Whether the shingle is widespread: held by many documents with
     /// content of their own (see the module docs).
     pub fn is_widespread(&self, shingle: u64) -> bool {
-        self.shared.get(&shingle).is_some_and(|&(_, content)| content >= self.config.boilerplate_min_docs.max(2))
+        self.lookup(shingle).widespread
     }
 
-    /// Maximal runs of consecutive widespread shingles in a document's shingle
-    /// sequence, at least `boilerplate_min_run` long: its boilerplate passages.
-    pub fn boilerplate_runs(&self, sequence: &[u64]) -> Vec<std::ops::Range<usize>> {
+    /// What the statistics say about one shingle, in one probe.
+    pub fn lookup(&self, shingle: u64) -> ShingleStats {
+        match self.shared.get(&shingle) {
+            Some(&(df, content)) => ShingleStats { df, widespread: content >= self.config.boilerplate_min_docs.max(2) },
+            None => ShingleStats { df: 1, widespread: false },
+        }
+    }
+
+    /// A document's shingles with their statistics and boilerplate passages.
+    pub fn analyse(&self, sequence: &[u64]) -> DocShingles {
+        let distinct = Shingles::from_unsorted(sequence.to_vec()).0;
+        let stats: Vec<ShingleStats> = distinct.iter().map(|&h| self.lookup(h)).collect();
+        let position: Vec<u32> =
+            sequence.iter().map(|h| distinct.binary_search(h).expect("every shingle is in the set") as u32).collect();
         let min_run = self.config.boilerplate_min_run.max(1) as usize;
         let mut runs = Vec::new();
         let mut i = 0;
         while i < sequence.len() {
             let start = i;
-            while i < sequence.len() && self.is_widespread(sequence[i]) {
+            while i < sequence.len() && stats[position[i] as usize].widespread {
                 i += 1;
             }
             if i - start >= min_run {
@@ -168,20 +179,17 @@ impl CorpusStats {
             }
             i += 1;
         }
-        runs
+        let mut boilerplate = vec![false; distinct.len()];
+        for run in &runs {
+            position[run.clone()].iter().for_each(|&p| boilerplate[p as usize] = true);
+        }
+        DocShingles { distinct, stats, boilerplate, position, runs }
     }
 
-    /// The distinct shingles of a document's sequence that sit in its boilerplate passages, sorted.
-    pub fn boilerplate_of(&self, sequence: &[u64]) -> Shingles {
-        Shingles::from_unsorted(
-            self.boilerplate_runs(sequence).into_iter().flat_map(|r| sequence[r].iter().copied()).collect(),
-        )
-    }
-
-    /// The shingle's weight for consistent weighted sampling.
-    pub fn weight(&self, shingle: u64, importance: f32, boilerplate: bool) -> f32 {
+    /// A shingle's weight for consistent weighted sampling.
+    pub fn weight(&self, shingle: ShingleStats, importance: f32, boilerplate: bool) -> f32 {
         let n = (self.docs + self.config.idf_prior_docs as u64) as f32;
-        let df = self.df(shingle) as f32;
+        let df = shingle.df as f32;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln().max(1e-3);
         let discount = if boilerplate { self.config.boilerplate_discount } else { 1.0 };
         idf * importance * discount
@@ -221,6 +229,31 @@ impl CorpusStats {
     }
 }
 
+/// What the statistics say about one shingle.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShingleStats {
+    /// Documents holding it (at least 1).
+    pub df: u32,
+    /// Held by many documents with content of their own.
+    pub widespread: bool,
+}
+
+/// One document's shingles as the statistics see them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DocShingles {
+    /// Distinct shingles, sorted.
+    pub distinct: Vec<u64>,
+    /// Statistics of each distinct shingle.
+    pub stats: Vec<ShingleStats>,
+    /// Whether each distinct shingle occurs inside a boilerplate passage.
+    pub boilerplate: Vec<bool>,
+    /// For each position of the sequence, the index of its shingle in `distinct`.
+    pub position: Vec<u32>,
+    /// Boilerplate passages: maximal runs of at least `boilerplate_min_run`
+    /// consecutive widespread shingles, as ranges of sequence positions.
+    pub runs: Vec<std::ops::Range<usize>>,
+}
+
 /// `(value, run length)` of each run of equal values in a sorted slice.
 fn runs(sorted: &[u64]) -> impl Iterator<Item = (u64, u32)> + '_ {
     sorted.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u32))
@@ -252,9 +285,12 @@ mod tests {
             assert!(!stats.is_widespread(3));
             assert_eq!(stats.df(5_010), 6);
             // The template is a run of four: boilerplate. Two of its shingles alone are a phrase.
-            assert_eq!(stats.boilerplate_runs(&pages[1]), vec![20..24]);
-            assert!(stats.boilerplate_runs(&[1, 9_000, 9_001, 2]).is_empty());
-            assert!(stats.weight(9_000, 1.0, true) < 0.1 * stats.weight(3, 1.0, false));
+            let page = stats.analyse(&pages[1]);
+            assert_eq!(page.runs, vec![20..24]);
+            assert_eq!(page.boilerplate.iter().filter(|&&b| b).count(), 4);
+            assert!(stats.analyse(&[1, 9_000, 9_001, 2]).runs.is_empty());
+            let (template, own) = (stats.lookup(9_000), stats.lookup(3));
+            assert!(stats.weight(template, 1.0, true) < 0.1 * stats.weight(own, 1.0, false));
         }
     }
 

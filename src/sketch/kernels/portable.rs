@@ -26,8 +26,10 @@ fn uniform(h: u32) -> f32 {
 /// that every platform gets the same bits (a platform `ln` need not), and
 /// without a division, which costs as much as the rest together in SIMD.
 /// `x = m · 2^e` with `m` in [√½, √2), then `ln m ≈ d + d² q(d)` with
-/// `d = m − 1` and `q` a degree-5 least-squares fit on Chebyshev nodes:
-/// absolute error below 1e-6, plenty for sampling.
+/// `d = m − 1` and `q` a cubic least-squares fit on Chebyshev nodes:
+/// absolute error below 5e-5. That is plenty: every platform computes the
+/// same function bit for bit, so both sides of a comparison sample alike,
+/// and the sampling distribution moves by less than the error.
 #[inline(always)]
 pub fn ln(x: f32) -> f32 {
     const SQRT_HALF_BITS: i32 = 0x3f35_04f3;
@@ -35,12 +37,10 @@ pub fn ln(x: f32) -> f32 {
     let bits = x.to_bits() as i32;
     let e = (bits - SQRT_HALF_BITS) >> 23;
     let m = f32::from_bits((bits - (e << 23)) as u32) - 1.0;
-    let q = 0.122_826_27;
-    let q = q * m - 0.184_826_35;
-    let q = q * m + 0.203_463_46;
-    let q = q * m - 0.249_328_15;
-    let q = q * m + 0.333_249_24;
-    let q = q * m - 0.500_004_1;
+    let q = 0.182_328_26;
+    let q = q * m - 0.267_735;
+    let q = q * m + 0.334_959_23;
+    let q = q * m - 0.499_749_56;
     m + m * m * q + e as f32 * LN_2
 }
 
@@ -61,23 +61,30 @@ pub fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut Icw
     let (best, best_t, best_key) = (&mut state.ln_a[..n], &mut state.t[..n], &mut state.key[..n]);
     for (&key, &ln_w) in keys.iter().zip(ln_weights) {
         for k in 0..n {
-            let (h1, h2, h3, h4) = (fmix32(key ^ r1[k]), fmix32(key ^ r2[k]), fmix32(key ^ c1[k]), fmix32(key ^ c2[k]));
-            let r = -ln(uniform(h1) * uniform(h2));
-            let c = -ln(uniform(h3) * uniform(h4));
-            let beta = uniform((h1 & 0xff) << 24 | (h2 & 0xff) << 16 | (h3 & 0xff) << 8 | (h4 & 0xff));
-            // |ln w / r| < 1e8 for the weights and uniforms used; the clamp only
-            // lets the conversion skip saturation checks, which do not vectorise.
-            let v = (ln_w / r + beta).clamp(-1.0e9, 1.0e9);
-            // SAFETY: `v` is finite and within i32 range after the clamp.
-            let truncated: i32 = unsafe { v.to_int_unchecked() };
-            let t = truncated - ((truncated as f32) > v) as i32;
-            let ln_a = ln(c) - r * (t as f32 - beta + 1.0);
+            let (ln_a, t) = draw(key, ln_w, r1[k], r2[k], c1[k], c2[k]);
             let better = ln_a < best[k];
             best[k] = if better { ln_a } else { best[k] };
             best_t[k] = if better { t } else { best_t[k] };
             best_key[k] = if better { key } else { best_key[k] };
         }
     }
+}
+
+/// One ICWS draw: `(ln a, t)` of element `key` with weight `e^ln_w` under the
+/// sampler whose seeds are given.
+#[inline(always)]
+fn draw(key: u32, ln_w: f32, r1: u32, r2: u32, c1: u32, c2: u32) -> (f32, i32) {
+    let (h1, h2, h3, h4) = (fmix32(key ^ r1), fmix32(key ^ r2), fmix32(key ^ c1), fmix32(key ^ c2));
+    let r = -ln(uniform(h1) * uniform(h2));
+    let c = -ln(uniform(h3) * uniform(h4));
+    let beta = uniform((h1 & 0xff) << 24 | (h2 & 0xff) << 16 | (h3 & 0xff) << 8 | (h4 & 0xff));
+    // |ln w / r| < 1e8 for the weights and uniforms used; the clamp only
+    // lets the conversion skip saturation checks, which do not vectorise.
+    let v = (ln_w / r + beta).clamp(-1.0e9, 1.0e9);
+    // SAFETY: `v` is finite and within i32 range after the clamp.
+    let truncated: i32 = unsafe { v.to_int_unchecked() };
+    let t = truncated - ((truncated as f32) > v) as i32;
+    (ln(c) - r * (t as f32 - beta + 1.0), t)
 }
 
 #[cfg(test)]
@@ -89,7 +96,7 @@ mod tests {
         for &x in &[1e-14f32, 1e-7, 0.001, 0.3, 0.70710677, 1.0, 1.5, 2.0, 33.0, 1e6] {
             let want = (x as f64).ln();
             let got = ln(x) as f64;
-            assert!((got - want).abs() <= 2e-6 * want.abs().max(1.0), "ln({x}) = {got}, want {want}");
+            assert!((got - want).abs() <= 6e-5 * want.abs().max(1.0), "ln({x}) = {got}, want {want}");
         }
     }
 }
