@@ -152,20 +152,9 @@ impl Deduper {
         });
         clock.lap(&mut stats, "normalize");
 
-        // Stage 0: exact copies point at the first holder of their key.
-        let mut exact = ExactIndex::with_capacity(docs.len() as u64);
-        let mut distinct: Vec<u32> = Vec::new();
-        let mut copy_of: Vec<Option<u32>> = vec![None; docs.len()];
+        let Exact { distinct, copy_of } = Exact::group(&prepared);
         let mut copies = vec![0u32; docs.len()];
-        for (i, p) in prepared.iter().enumerate() {
-            match exact.insert(p.exact, i as u32) {
-                Some(first) => {
-                    copy_of[i] = Some(first);
-                    copies[first as usize] += 1;
-                }
-                None => distinct.push(i as u32),
-            }
-        }
+        copy_of.iter().flatten().for_each(|&first| copies[first as usize] += 1);
         stats.distinct_texts = distinct.len() as u64;
         clock.lap(&mut stats, "exact");
 
@@ -215,7 +204,9 @@ impl Deduper {
         let placements = cluster(docs.len(), &links);
         clock.lap(&mut stats, "cluster");
 
-        let snippets = self.snippets(docs, &prepared, &distinct, &sigs, &copy_of, &corpus, &placements);
+        let batch =
+            Batch { docs, prepared: &prepared, distinct: &distinct, copy_of: &copy_of, corpus: &corpus, sigs: &sigs };
+        let snippets = self.snippets(&batch, &placements);
         stats.snippets_found = snippets.len() as u64;
         clock.lap(&mut stats, "snippets");
 
@@ -241,16 +232,8 @@ impl Deduper {
     }
 
     /// Passages shared by documents of at least `min_docs` different clusters.
-    fn snippets(
-        &self,
-        docs: &[Document],
-        prepared: &[Prepared],
-        distinct: &[u32],
-        sigs: &[Signature],
-        copy_of: &[Option<u32>],
-        corpus: &CorpusStats,
-        placements: &[crate::cluster::Placement],
-    ) -> Vec<Snippet> {
+    fn snippets(&self, batch: &Batch<'_>, placements: &[crate::cluster::Placement]) -> Vec<Snippet> {
+        let Batch { docs, prepared, distinct, copy_of, corpus, sigs } = *batch;
         let config = &self.config.snippets;
         let n = self.config.sketch.word_ngram as usize;
         // Only documents with boilerplate passages can hold a snippet.
@@ -321,16 +304,48 @@ impl Deduper {
     /// every platform.
     pub fn sign_batch(&self, texts: &[&str]) -> Vec<Signature> {
         let prepared: Vec<Prepared> = crate::par::map(texts, |t| self.prepare(t));
-        let mut exact = ExactIndex::with_capacity(prepared.len() as u64);
-        let distinct: Vec<&[u64]> = prepared
-            .iter()
-            .enumerate()
-            .filter(|(i, p)| exact.insert(p.exact, *i as u32).is_none())
-            .map(|(_, p)| p.sequence.as_slice())
-            .collect();
+        let distinct: Vec<&[u64]> =
+            Exact::group(&prepared).distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
         crate::par::map(&prepared, |p| self.signer.sign(p, &corpus))
     }
+}
+
+/// Stage 0: exact copies point at the first holder of their key.
+struct Exact {
+    /// First holders of each distinct text, in input order.
+    distinct: Vec<u32>,
+    /// For a later copy, the first holder of its text.
+    copy_of: Vec<Option<u32>>,
+}
+
+impl Exact {
+    fn group(prepared: &[Prepared]) -> Exact {
+        let mut index = ExactIndex::with_capacity(prepared.len() as u64);
+        let mut distinct = Vec::new();
+        let copy_of = (0..prepared.len() as u32)
+            .map(|i| {
+                let first = index.insert(prepared[i as usize].exact, i);
+                if first.is_none() {
+                    distinct.push(i);
+                }
+                first
+            })
+            .collect();
+        Exact { distinct, copy_of }
+    }
+}
+
+/// What a batch has computed by the time snippets are mined.
+#[derive(Clone, Copy)]
+struct Batch<'a> {
+    docs: &'a [Document],
+    prepared: &'a [Prepared],
+    distinct: &'a [u32],
+    copy_of: &'a [Option<u32>],
+    corpus: &'a CorpusStats,
+    /// Signatures of the distinct texts, in the order of `distinct`.
+    sigs: &'a [Signature],
 }
 
 /// Stage timings (none on wasm32, which has no monotonic clock without JS).
