@@ -31,7 +31,7 @@ impl Default for LexicalRules {
             short_threshold: 0.5,
             short_max_chars: 300,
             short_max_boilerplate: 0.3,
-            containment_threshold: 0.9,
+            containment_threshold: 0.95,
             min_samples: 8,
         }
     }
@@ -108,12 +108,14 @@ mod tests {
     #[test]
     fn containment_has_a_direction() {
         let rules = LexicalRules::default();
-        let child = PairSignals { a_in_b: Some(0.95), b_in_a: Some(0.3), ..signals() };
-        assert_eq!(rules.decide(&child), Verdict { relation: Relation::ContainedIn, score: 0.95 });
-        let parent = PairSignals { a_in_b: Some(0.3), b_in_a: Some(0.93), ..signals() };
+        let child = PairSignals { a_in_b: Some(0.97), b_in_a: Some(0.3), ..signals() };
+        assert_eq!(rules.decide(&child), Verdict { relation: Relation::ContainedIn, score: 0.97 });
+        let parent = PairSignals { a_in_b: Some(0.3), b_in_a: Some(0.96), ..signals() };
         assert_eq!(rules.decide(&parent).relation, Relation::Contains);
-        let same = PairSignals { a_in_b: Some(0.95), b_in_a: Some(0.92), ..signals() };
+        let same = PairSignals { a_in_b: Some(0.99), b_in_a: Some(0.96), ..signals() };
         assert_eq!(rules.decide(&same).relation, Relation::Near);
+        let most = PairSignals { a_in_b: Some(0.93), ..signals() };
+        assert_eq!(rules.decide(&most).relation, Relation::None, "most of it is not contained");
         let exact = PairSignals { exact: true, ..signals() };
         assert_eq!(rules.decide(&exact).relation, Relation::Exact);
     }

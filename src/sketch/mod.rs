@@ -63,7 +63,7 @@ impl Default for SketchConfig {
             word_ngram: 3,
             char_ngram: 5,
             char_perms: 128,
-            char_max_chars: 512,
+            char_max_chars: 300,
             weighted_perms: 128,
             passage_sample: 4,
             seed: 0x5348_4153,
