@@ -49,6 +49,8 @@ mod par;
 pub mod pipeline;
 pub mod sketch;
 pub mod store;
+#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
+pub mod wasm;
 
 pub use config::Config;
 pub use error::{Error, Result};

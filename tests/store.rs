@@ -96,3 +96,32 @@ fn a_corrupted_store_is_refused_and_a_torn_last_batch_is_dropped() {
     let err = open(dir.path(), Config::default()).err().expect("refused");
     assert!(matches!(err, Error::Corrupted { .. }), "{err}");
 }
+
+#[test]
+fn a_host_kept_store_round_trips_through_its_commits() {
+    use semhash::store::HostStore;
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let mut store = Incremental::open(deduper, HostStore::preloaded(Vec::new(), None)).unwrap();
+    store
+        .add(&[doc("a", ARTICLE), doc("b", "Gardens need water, light and patience through the dry summer.")])
+        .unwrap();
+    store.remove(&["b".into()]).unwrap();
+    let commits = store.store_mut().take_commits();
+    assert_eq!(commits.len(), 2);
+    assert_eq!(commits[1].removed, ["b"]);
+
+    // What a host would have kept: the additions minus the removals, and the last statistics.
+    let kept: Vec<(String, Vec<u8>)> =
+        commits[0].added.iter().filter(|(id, _)| !commits[1].removed.contains(id)).cloned().collect();
+    let stats = commits.last().unwrap().stats.clone();
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let reopened = Incremental::open(deduper, HostStore::preloaded(kept.clone(), Some(stats.clone()))).unwrap();
+    assert_eq!(reopened.len(), 1);
+    assert_eq!(reopened.query(ARTICLE).unwrap()[0].id, "a");
+
+    let mut other = Config::default();
+    other.sketch.word_ngram = 2;
+    let deduper = Deduper::new(other).unwrap();
+    let err = Incremental::open(deduper, HostStore::preloaded(kept, Some(stats))).err().expect("refused");
+    assert!(matches!(err, Error::FingerprintMismatch { .. }), "{err}");
+}

@@ -21,6 +21,7 @@
 //! each document, a shingle counts as boilerplate only inside a run of at least
 //! `boilerplate_min_run` consecutive widespread shingles ([`CorpusStats::analyse`]).
 
+use super::format::{Fingerprint, Reader};
 use super::hash::PrehashedMap as HashMap;
 use super::Shingles;
 use crate::index::Bloom;
@@ -195,8 +196,13 @@ impl CorpusStats {
         idf * importance * discount
     }
 
-    /// Serialises the statistics (for a file-backed store).
-    pub fn to_bytes(&self, out: &mut Vec<u8>) {
+    /// The statistics as bytes, for a store: magic `SHST`, format version,
+    /// the fingerprint of the configuration, the counts, an xxh3-64 checksum.
+    pub fn encode(&self, fingerprint: Fingerprint) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&STATS_MAGIC);
+        out.extend_from_slice(&STATS_VERSION.to_le_bytes());
+        out.extend_from_slice(&fingerprint.0);
         out.extend_from_slice(&self.docs.to_le_bytes());
         let mut entries: Vec<_> = self.shared.iter().collect();
         entries.sort_unstable_by_key(|(h, _)| **h);
@@ -208,11 +214,42 @@ impl CorpusStats {
         }
         out.push(self.seen.is_some() as u8);
         if let Some(seen) = &self.seen {
-            seen.to_bytes(out);
+            seen.to_bytes(&mut out);
         }
+        let sum = super::hash::hash64(0, &out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
     }
 
-    pub fn from_bytes(config: &WeightConfig, r: &mut super::format::Reader<'_>) -> crate::Result<Self> {
+    /// Reads statistics written by [`CorpusStats::encode`], refusing those of
+    /// another configuration, format or a damaged copy. `context` names them in errors.
+    pub fn decode(bytes: &[u8], fingerprint: Fingerprint, config: &WeightConfig, context: &str) -> crate::Result<Self> {
+        let corrupted = |detail: &str| crate::Error::Corrupted { context: context.to_owned(), detail: detail.into() };
+        if bytes.len() < 30 || bytes[..4] != STATS_MAGIC {
+            return Err(corrupted("not corpus statistics"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if super::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+            return Err(corrupted("checksum mismatch"));
+        }
+        let mut r = Reader::new(body, context);
+        r.skip(4)?;
+        let version = r.u16()?;
+        if version != STATS_VERSION {
+            return Err(crate::Error::UnsupportedVersion {
+                context: context.to_owned(),
+                found: version,
+                supported: STATS_VERSION,
+            });
+        }
+        let found = Fingerprint(r.array::<16>()?);
+        if found != fingerprint {
+            return Err(crate::Error::FingerprintMismatch {
+                context: context.to_owned(),
+                expected: fingerprint.to_string(),
+                found: found.to_string(),
+            });
+        }
         let docs = r.u64()?;
         let n = r.u64()? as usize;
         let mut shared = HashMap::with_capacity_and_hasher(n.min(1 << 24), Default::default());
@@ -222,12 +259,18 @@ impl CorpusStats {
         }
         let seen = match r.u8()? {
             0 => None,
-            1 => Some(Bloom::from_bytes(r)?),
+            1 => Some(Bloom::from_bytes(&mut r)?),
             _ => return Err(r.malformed("statistics flag")),
         };
+        if !r.is_empty() {
+            return Err(r.malformed("statistics length"));
+        }
         Ok(CorpusStats { config: config.clone(), docs, shared, seen })
     }
 }
+
+const STATS_MAGIC: [u8; 4] = *b"SHST";
+const STATS_VERSION: u16 = 1;
 
 /// What the statistics say about one shingle.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -300,11 +343,16 @@ mod tests {
         let mut s = CorpusStats::new(&config, 100);
         s.add(&doc(0..30, &[]));
         s.add(&doc(10..40, &[]));
-        let mut bytes = Vec::new();
-        s.to_bytes(&mut bytes);
-        let back = CorpusStats::from_bytes(&config, &mut super::super::format::Reader::new(&bytes, "t")).unwrap();
+        let fp = Fingerprint([3; 16]);
+        let bytes = s.encode(fp);
+        let back = CorpusStats::decode(&bytes, fp, &config, "t").unwrap();
         assert_eq!(back.docs(), 2);
         assert_eq!(back.df(15), 2);
         assert_eq!(back.shared, s.shared);
+        let err = CorpusStats::decode(&bytes, Fingerprint([4; 16]), &config, "t").unwrap_err();
+        assert!(matches!(err, crate::Error::FingerprintMismatch { .. }), "{err}");
+        let mut flipped = bytes.clone();
+        flipped[40] ^= 1;
+        assert!(CorpusStats::decode(&flipped, fp, &config, "t").unwrap_err().to_string().contains("checksum"));
     }
 }

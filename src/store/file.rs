@@ -19,7 +19,6 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 const FRAME_MAGIC: [u8; 4] = *b"SHLB";
-const STATS_MAGIC: [u8; 4] = *b"SHST";
 const STORE_VERSION: u16 = 1;
 const ADD: u8 = 1;
 const REMOVE: u8 = 2;
@@ -155,24 +154,8 @@ impl SignatureStore for FileStore {
         let stats_path = self.stats_path();
         let stats = if stats_path.exists() {
             let bytes = fs::read(&stats_path).map_err(|e| Error::io(format!("reading {}", stats_path.display()), e))?;
-            let ctx = stats_path.display().to_string();
-            if bytes.len() < 30 || bytes[..4] != STATS_MAGIC {
-                return Err(Error::Corrupted { context: ctx, detail: "not a statistics file".into() });
-            }
-            let (body, sum) = bytes.split_at(bytes.len() - 8);
-            if crate::sketch::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
-                return Err(Error::Corrupted { context: ctx, detail: "checksum mismatch".into() });
-            }
-            let mut r = Reader::new(body, &ctx);
-            r.skip(4)?;
-            let version = r.u16()?;
-            if version != STORE_VERSION {
-                return Err(Error::UnsupportedVersion { context: ctx, found: version, supported: STORE_VERSION });
-            }
-            if r.array::<16>()? != self.fingerprint.0 {
-                return Err(Error::Corrupted { context: ctx, detail: "statistics of another configuration".into() });
-            }
-            Some(CorpusStats::from_bytes(&deduper.config().weights, &mut r)?)
+            let context = stats_path.display().to_string();
+            Some(CorpusStats::decode(&bytes, self.fingerprint, &deduper.config().weights, &context)?)
         } else {
             None
         };
@@ -203,13 +186,7 @@ impl SignatureStore for FileStore {
             f.write_all(&frame).and_then(|_| f.sync_data()).map_err(io)?;
             self.valid_len += frame.len() as u64;
         }
-        let mut out = Vec::new();
-        out.extend_from_slice(&STATS_MAGIC);
-        out.extend_from_slice(&STORE_VERSION.to_le_bytes());
-        out.extend_from_slice(&self.fingerprint.0);
-        stats.to_bytes(&mut out);
-        let sum = crate::sketch::hash::hash64(0, &out);
-        out.extend_from_slice(&sum.to_le_bytes());
+        let out = stats.encode(self.fingerprint);
         write_atomic(&self.stats_path(), &out)
     }
 }

@@ -3,14 +3,15 @@
 //!
 //! A [`SignatureStore`] persists; an [`Incremental`] pairs one with the
 //! in-memory [`SignatureIndex`] and the corpus statistics, and does the work.
-//! Stores: [`MemoryStore`] (nothing survives the process) and [`FileStore`]
-//! (a directory with an append-only log, one checksummed frame per batch).
-//! The browser's IndexedDB store lives in the JS wrapper, over the same
-//! signature bytes.
+//! Stores: [`MemoryStore`] (nothing survives the process), [`FileStore`]
+//! (a directory with an append-only log, one checksummed frame per batch) and
+//! [`HostStore`] (the host keeps the bytes: the JS wrapper's IndexedDB store).
 
 mod file;
+mod host;
 
 pub use file::FileStore;
+pub use host::{Commit, HostStore};
 
 use crate::decide::Relation;
 use crate::index::SignatureIndex;
@@ -92,6 +93,15 @@ impl<S: SignatureStore> Incremental<S> {
 
     pub fn deduper(&self) -> &Deduper {
         &self.deduper
+    }
+
+    /// The corpus statistics new documents are signed with.
+    pub fn stats(&self) -> &CorpusStats {
+        &self.stats
+    }
+
+    pub fn store_mut(&mut self) -> &mut S {
+        &mut self.store
     }
 
     /// Adds one batch: its documents count in the statistics (in order), are

@@ -1,0 +1,65 @@
+#!/usr/bin/env node
+// Builds the npm package into pkg/: the wasm module by wasm-pack (never
+// Debian's wasm-opt: it breaks the module), the JS wrapper from src/js, the
+// vendored `idb`, the manifest from pkg-config/package.json.
+//
+//   node pkg-config/build.mjs            # the lite (lexical) build
+//
+// wasm-pack runs with `--mode no-install`: a `wasm-bindgen` of the exact
+// version the crate pins must be on PATH (.ci/run installs it).
+
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync, readdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const pkg = join(root, "pkg");
+const cargo = readFileSync(join(root, "Cargo.toml"), "utf8");
+const version = cargo.match(/^version = "([^"]+)"/m)[1];
+
+/** wasm-pack build of one flavour; returns the folder with its output. */
+function wasmPack(flavour, features) {
+  const out = join(root, "target", "wasm-pack", flavour);
+  const env = {
+    ...process.env,
+    // Each flavour its own target dir (inside the native one, which CI keeps
+    // outside the clone): flags differ, and native builds must not wait on this one.
+    CARGO_TARGET_DIR: join(process.env.CARGO_TARGET_DIR ?? join(root, "target"), `wasm-${flavour}`),
+    RUSTFLAGS: "-C target-feature=+simd128",
+    // Size and speed of the shipped module; the native release profile stays as it is.
+    CARGO_PROFILE_RELEASE_LTO: "true",
+    CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1",
+    CARGO_PROFILE_RELEASE_DEBUG: "false",
+    CARGO_PROFILE_RELEASE_OPT_LEVEL: "3",
+  };
+  execFileSync(
+    "wasm-pack",
+    ["build", root, "--target", "web", "--mode", "no-install", "--release", "--no-pack",
+     "--out-dir", out, "--out-name", "semhash", "--", "--no-default-features", "--features", features],
+    { stdio: "inherit", env },
+  );
+  return out;
+}
+
+const lite = wasmPack("lite", "wasm");
+
+rmSync(pkg, { recursive: true, force: true });
+mkdirSync(join(pkg, "wasm"), { recursive: true });
+cpSync(join(root, "src", "js"), pkg, { recursive: true });
+for (const f of ["semhash.js", "semhash.d.ts", "semhash_bg.wasm"]) cpSync(join(lite, f), join(pkg, "wasm", f));
+mkdirSync(join(pkg, "vendor"), { recursive: true });
+cpSync(join(root, "node_modules", "idb", "build", "index.js"), join(pkg, "vendor", "idb.js"));
+cpSync(join(root, "node_modules", "idb", "LICENSE"), join(pkg, "vendor", "idb.LICENSE"));
+cpSync(join(root, "LICENSE"), join(pkg, "LICENSE"));
+cpSync(join(root, "pkg-config", "README.md"), join(pkg, "README.md"));
+const manifest = JSON.parse(readFileSync(join(root, "pkg-config", "package.json"), "utf8"));
+manifest.version = version;
+writeFileSync(join(pkg, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+
+const wasm = join(pkg, "wasm", "semhash_bg.wasm");
+const raw = statSync(wasm).size;
+const gz = gzipSync(readFileSync(wasm), { level: 9 }).length;
+console.log(`pkg/ ready: semhash-llm ${version}; wasm (lite) ${(raw / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzipped`);
+console.log(`files: ${readdirSync(pkg).join(" ")}`);

@@ -1,0 +1,122 @@
+// The JS face of semhash: a de-duplicator over a signature store.
+//
+// Every entry point (browser, Node, Workers) initialises the same wasm module
+// its own way and then calls `bind(wasm)`; everything else is here, so the
+// three behave alike. The heavy lifting is the library's; this file only moves
+// values between the wasm module and a store.
+
+import { MemoryStore } from "./stores/memory.js";
+
+/**
+ * @param {object} wasm the initialised wasm-bindgen module
+ */
+export function bind(wasm) {
+  /** Incremental de-duplication whose signatures live in a `SignatureStore`. */
+  class SemHash {
+    #deduper;
+    #store;
+
+    constructor(deduper, store) {
+      this.#deduper = deduper;
+      this.#store = store;
+    }
+
+    /**
+     * Opens a de-duplicator over `store` (default: in memory). The store's
+     * signatures are indexed; a store made under another configuration or
+     * model is refused with an error that says so.
+     * @param {{config?: object|string, store?: import('./stores/store.js').SignatureStore}} [options]
+     */
+    static async open({ config, store = new MemoryStore() } = {}) {
+      const probe = new wasm.Deduper(config, undefined);
+      const fingerprint = probe.fingerprint();
+      probe.free();
+      const stored = await store.load(fingerprint);
+      return new SemHash(new wasm.Deduper(config, stored), store);
+    }
+
+    /** Fingerprint of the configuration and model: what stored signatures must carry. */
+    get fingerprint() {
+      return this.#deduper.fingerprint();
+    }
+
+    /** Number of documents indexed. */
+    get size() {
+      return this.#deduper.size();
+    }
+
+    /** Whether a document with this id is stored. */
+    has(id) {
+      return this.#deduper.has(String(id));
+    }
+
+    get store() {
+      return this.#store;
+    }
+
+    /** The configuration in use. */
+    config() {
+      return this.#deduper.config();
+    }
+
+    /**
+     * Signs and indexes `[{id, text}]` as one batch, persisted in one store
+     * transaction. Ids already stored are refused (nothing is added).
+     * @returns {Promise<number>} documents added
+     */
+    async add(docs) {
+      const commit = this.#deduper.add(docs);
+      await this.#store.commit(commit);
+      return commit.added.length;
+    }
+
+    /**
+     * Stored documents that `text` duplicates, strongest first.
+     * @returns {{id: string, relation: string, score: number}[]}
+     */
+    query(text) {
+      return this.#deduper.query(text);
+    }
+
+    /** Removes documents by id. @returns {Promise<number>} documents removed */
+    async remove(ids) {
+      const commit = this.#deduper.remove(ids);
+      await this.#store.commit(commit);
+      return commit.removed.length;
+    }
+
+    /** Compares two texts: `{duplicate, relation, score, signals}`. */
+    compare(a, b) {
+      return this.#deduper.compare(a, b);
+    }
+
+    /** Signature bytes of `text` under the current statistics (not indexed). */
+    sign(text) {
+      return this.#deduper.sign(text);
+    }
+
+    /** Signatures of texts signed as one corpus (what the test vectors hold). */
+    signBatch(texts) {
+      return this.#deduper.signBatch(texts);
+    }
+
+    /**
+     * De-duplicates one batch on its own: `{docs, snippets, stats}` as the
+     * `semhash dedup` report. `onProgress(stage, done, total)` follows it.
+     */
+    dedup(docs, { onProgress } = {}) {
+      return this.#deduper.dedup(docs, onProgress);
+    }
+
+    /** Releases the wasm memory. */
+    close() {
+      this.#deduper.free();
+    }
+  }
+
+  return {
+    SemHash,
+    defaultConfig: () => wasm.defaultConfig(),
+    version: () => wasm.version(),
+  };
+}

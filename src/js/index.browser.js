@@ -1,0 +1,11 @@
+// Browser entry: fetches and compiles the wasm module next to this file.
+import init, * as wasm from "./wasm/semhash.js";
+import { bind } from "./core.js";
+
+await init({ module_or_path: new URL("./wasm/semhash_bg.wasm", import.meta.url) });
+
+export const { SemHash, defaultConfig, version } = bind(wasm);
+export { MemoryStore } from "./stores/memory.js";
+export { IndexedDBStore, SCHEMA_VERSION } from "./stores/indexeddb.js";
+export { FingerprintMismatch } from "./stores/store.js";
+export { WorkerSemHash } from "./worker-client.js";

@@ -1,0 +1,127 @@
+// Types of the semhash-llm package (all three entry points share them; the
+// browser entry adds IndexedDBStore and WorkerSemHash).
+
+export type Relation = "exact" | "near" | "contained_in" | "contains" | "none";
+
+export interface Doc {
+  id: string | number;
+  text: string;
+}
+
+export interface Match {
+  id: string;
+  /** Relation of the queried text to this stored document. */
+  relation: Relation;
+  score: number;
+}
+
+export interface Comparison {
+  duplicate: boolean;
+  relation: Relation;
+  score: number;
+  signals: {
+    exact: boolean;
+    char_sim: number;
+    weighted_sim: number;
+    a_in_b: number | null;
+    b_in_a: number | null;
+    chars: [number, number];
+    boilerplate: [number, number];
+  };
+}
+
+export interface DocResult {
+  id: string;
+  cluster: number;
+  representative: string;
+  relation: Relation;
+  score: number;
+  parent?: string;
+}
+
+export interface Snippet {
+  text: string;
+  words: number;
+  docs: string[];
+}
+
+export interface Outcome {
+  docs: DocResult[];
+  snippets: Snippet[];
+  stats: Record<string, unknown>;
+}
+
+export interface Stored {
+  signatures: { id: string; signature: Uint8Array }[];
+  stats: Uint8Array | null;
+}
+
+export interface Commit {
+  added: { id: string; signature: Uint8Array }[];
+  removed: string[];
+  stats: Uint8Array | null;
+}
+
+/** Where signatures live between sessions. */
+export interface SignatureStore {
+  /** Everything stored; throws `FingerprintMismatch` for another configuration's signatures. */
+  load(fingerprint: string): Promise<Stored>;
+  /** One batch, all or nothing. */
+  commit(commit: Commit): Promise<void>;
+  clear(): Promise<void>;
+}
+
+export class MemoryStore implements SignatureStore {
+  load(fingerprint: string): Promise<Stored>;
+  commit(commit: Commit): Promise<void>;
+  clear(): Promise<void>;
+  readonly size: number;
+}
+
+export class IndexedDBStore implements SignatureStore {
+  constructor(name?: string);
+  load(fingerprint: string): Promise<Stored>;
+  commit(commit: Commit): Promise<void>;
+  clear(): Promise<void>;
+  count(): Promise<number>;
+  destroy(): Promise<void>;
+}
+
+export const SCHEMA_VERSION: number;
+
+export class FingerprintMismatch extends Error {}
+
+export class SemHash {
+  static open(options?: { config?: object | string; store?: SignatureStore }): Promise<SemHash>;
+  readonly fingerprint: string;
+  readonly size: number;
+  readonly store: SignatureStore;
+  config(): object;
+  has(id: string | number): boolean;
+  add(docs: Doc[]): Promise<number>;
+  query(text: string): Match[];
+  remove(ids: string[]): Promise<number>;
+  compare(a: string, b: string): Comparison;
+  sign(text: string): Uint8Array;
+  signBatch(texts: string[]): Uint8Array[];
+  dedup(docs: Doc[], options?: { onProgress?: (stage: string, done: number, total: number) => void }): Outcome;
+  close(): void;
+}
+
+/** `SemHash` in a Web Worker: the page never blocks; `progress` events; `cancel()`. */
+export class WorkerSemHash extends EventTarget {
+  constructor(workerUrl?: URL | string);
+  open(options?: { config?: object | string; storeName?: string }): Promise<{ size: number; fingerprint: string }>;
+  add(docs: Doc[], options?: { chunk?: number }): Promise<number>;
+  query(text: string): Promise<Match[]>;
+  queryMany(texts: string[]): Promise<Match[][]>;
+  remove(ids: string[]): Promise<number>;
+  compare(a: string, b: string): Promise<Comparison>;
+  size(): Promise<number>;
+  dedup(docs: Doc[]): Promise<Outcome>;
+  cancel(): void;
+  close(): void;
+}
+
+export function defaultConfig(): object;
+export function version(): string;

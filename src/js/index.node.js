@@ -1,0 +1,10 @@
+// Node entry: reads the wasm module from disk and instantiates it synchronously.
+import { readFileSync } from "node:fs";
+import * as wasm from "./wasm/semhash.js";
+import { bind } from "./core.js";
+
+wasm.initSync({ module: readFileSync(new URL("./wasm/semhash_bg.wasm", import.meta.url)) });
+
+export const { SemHash, defaultConfig, version } = bind(wasm);
+export { MemoryStore } from "./stores/memory.js";
+export { FingerprintMismatch } from "./stores/store.js";

@@ -1,0 +1,280 @@
+//! The WebAssembly face, for the npm package: the same library calls with JS
+//! values in and out. It adds no logic of its own.
+//!
+//! A [`Deduper`] holds an in-memory index over a [`HostStore`]: the JS wrapper
+//! loads stored signatures into it, and persists (in IndexedDB, or a Workers
+//! binding) the commit each `add` or `remove` returns. Rust errors become JS
+//! `Error`s with the library's message.
+
+use crate::pipeline::{Progress, Silent};
+use crate::store::{Commit, HostStore, Incremental};
+use crate::{Config, Document, Error};
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use serde::Serialize;
+use wasm_bindgen::prelude::*;
+
+fn fail(e: Error) -> JsError {
+    JsError::new(&e.to_string())
+}
+
+fn input(message: String) -> JsError {
+    JsError::new(&message)
+}
+
+/// Plain JS objects (not `Map`s) for every serde map.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn field(object: &JsValue, name: &str) -> Result<JsValue, JsError> {
+    Reflect::get(object, &JsValue::from_str(name)).map_err(|_| input(format!("cannot read field {name:?}")))
+}
+
+/// A document id: a string, or a number as JavaScript's `String(n)` writes
+/// it (`7`, not `7.0`, as the CLI reads the JSON number 7).
+fn id_of(value: &JsValue, at: &str) -> Result<String, JsError> {
+    if let Some(s) = value.as_string() {
+        return Ok(s);
+    }
+    match value.as_f64() {
+        Some(n) if n.is_finite() => Ok(String::from(
+            js_sys::Number::from(n).to_string_with_radix(10).map_err(|_| input(format!("{at}: bad number")))?,
+        )),
+        _ => Err(input(format!("{at}: id must be a string or a number"))),
+    }
+}
+
+/// `[{id, text}]` from JS, named in errors by index.
+fn documents(docs: &JsValue) -> Result<Vec<Document>, JsError> {
+    if !Array::is_array(docs) {
+        return Err(input("expected an array of {id, text} objects".into()));
+    }
+    Array::from(docs)
+        .iter()
+        .enumerate()
+        .map(|(i, doc)| {
+            let at = format!("document {i}");
+            let text = field(&doc, "text")?.as_string().ok_or_else(|| input(format!("{at}: text must be a string")))?;
+            Ok(Document { id: id_of(&field(&doc, "id")?, &at)?, text })
+        })
+        .collect()
+}
+
+fn set(object: &Object, name: &str, value: &JsValue) {
+    Reflect::set(object, &JsValue::from_str(name), value).expect("setting a field on a plain object");
+}
+
+/// A commit as `{added: [{id, signature: Uint8Array}], removed: [id], stats: Uint8Array}`.
+fn commit_to_js(commits: Vec<Commit>) -> JsValue {
+    let (added, removed) = (Array::new(), Array::new());
+    let mut stats = None;
+    for c in commits {
+        for (id, bytes) in c.added {
+            let entry = Object::new();
+            set(&entry, "id", &JsValue::from_str(&id));
+            set(&entry, "signature", &Uint8Array::from(bytes.as_slice()));
+            added.push(&entry);
+        }
+        c.removed.iter().for_each(|id| {
+            removed.push(&JsValue::from_str(id));
+        });
+        stats = Some(c.stats);
+    }
+    let out = Object::new();
+    set(&out, "added", &added);
+    set(&out, "removed", &removed);
+    set(&out, "stats", &stats.map_or(JsValue::NULL, |s| Uint8Array::from(s.as_slice()).into()));
+    out.into()
+}
+
+/// Reports progress to a JS callback `(stage, done, total)`.
+struct JsProgress {
+    callback: js_sys::Function,
+    stage: std::cell::Cell<&'static str>,
+    done: std::cell::Cell<u64>,
+    total: std::cell::Cell<u64>,
+}
+
+// SAFETY: the wasm32 build has no threads (no `parallel` feature, no shared
+// memory), so this value is never touched from two threads.
+unsafe impl Sync for JsProgress {}
+
+impl JsProgress {
+    fn emit(&self) {
+        let (stage, done, total) = (self.stage.get(), self.done.get(), self.total.get());
+        let _ = self.callback.call3(&JsValue::NULL, &stage.into(), &(done as f64).into(), &(total as f64).into());
+    }
+}
+
+impl Progress for JsProgress {
+    fn stage(&self, name: &'static str, total: u64) {
+        self.stage.set(name);
+        self.done.set(0);
+        self.total.set(total);
+        self.emit();
+    }
+
+    fn advance(&self, n: u64) {
+        self.done.set(self.done.get() + n);
+        // Every 256 documents and at the end: a callback per document costs more than the work.
+        if self.done.get() % 256 == 0 || self.done.get() == self.total.get() {
+            self.emit();
+        }
+    }
+}
+
+/// The default configuration as a plain object (edit it and pass it back).
+#[wasm_bindgen(js_name = defaultConfig)]
+pub fn default_config() -> Result<JsValue, JsError> {
+    to_js(&Config::default())
+}
+
+/// The library version.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}
+
+/// A de-duplicator with an incremental index. See the module docs.
+#[wasm_bindgen]
+pub struct Deduper {
+    inner: Incremental<HostStore>,
+}
+
+#[wasm_bindgen]
+impl Deduper {
+    /// `new Deduper(config?, stored?)`: `config` as from `defaultConfig()` (or
+    /// a JSON string; missing fields take their defaults); `stored` is
+    /// `{signatures: [{id, signature: Uint8Array}], stats: Uint8Array | null}`,
+    /// what earlier commits persisted. Signatures or statistics made under
+    /// another configuration are refused.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue, stored: JsValue) -> Result<Deduper, JsError> {
+        let config = if config.is_undefined() || config.is_null() {
+            Config::default()
+        } else if let Some(json) = config.as_string() {
+            Config::from_json(&json).map_err(fail)?
+        } else {
+            let json = js_sys::JSON::stringify(&config).map_err(|_| input("config is not JSON-serialisable".into()))?;
+            Config::from_json(&String::from(json)).map_err(fail)?
+        };
+        let (mut signatures, mut stats) = (Vec::new(), None);
+        if !(stored.is_undefined() || stored.is_null()) {
+            let list = field(&stored, "signatures")?;
+            if !Array::is_array(&list) {
+                return Err(input("stored.signatures must be an array".into()));
+            }
+            for (i, entry) in Array::from(&list).iter().enumerate() {
+                let at = format!("stored signature {i}");
+                let bytes = field(&entry, "signature")?;
+                if !bytes.is_instance_of::<Uint8Array>() {
+                    return Err(input(format!("{at}: signature must be a Uint8Array")));
+                }
+                signatures.push((id_of(&field(&entry, "id")?, &at)?, Uint8Array::from(bytes).to_vec()));
+            }
+            let s = field(&stored, "stats")?;
+            if s.is_instance_of::<Uint8Array>() {
+                stats = Some(Uint8Array::from(s).to_vec());
+            }
+        }
+        let deduper = crate::Deduper::new(config).map_err(fail)?;
+        let inner = Incremental::open(deduper, HostStore::preloaded(signatures, stats)).map_err(fail)?;
+        Ok(Deduper { inner })
+    }
+
+    /// Fingerprint of the configuration: stored signatures must carry it.
+    pub fn fingerprint(&self) -> String {
+        self.inner.deduper().fingerprint().to_string()
+    }
+
+    /// Number of documents indexed.
+    pub fn size(&self) -> usize {
+        self.inner.len()
+    }
+
+    /// Whether a document with this id is indexed.
+    pub fn has(&self, id: &str) -> bool {
+        self.inner.contains(id)
+    }
+
+    /// The configuration in use, as a plain object.
+    pub fn config(&self) -> Result<JsValue, JsError> {
+        to_js(self.inner.deduper().config())
+    }
+
+    /// Signs and indexes `[{id, text}]` as one batch; returns the commit to persist.
+    pub fn add(&mut self, docs: JsValue) -> Result<JsValue, JsError> {
+        let docs = documents(&docs)?;
+        self.inner.add(&docs).map_err(fail)?;
+        Ok(commit_to_js(self.inner.store_mut().take_commits()))
+    }
+
+    /// Indexed documents that `text` duplicates, strongest first: `[{id, relation, score}]`.
+    pub fn query(&self, text: &str) -> Result<JsValue, JsError> {
+        to_js(&self.inner.query(text).map_err(fail)?)
+    }
+
+    /// Removes documents by id; returns the commit to persist.
+    pub fn remove(&mut self, ids: Vec<String>) -> Result<JsValue, JsError> {
+        self.inner.remove(&ids).map_err(fail)?;
+        Ok(commit_to_js(self.inner.store_mut().take_commits()))
+    }
+
+    /// The signature bytes of `text` under the current statistics (not indexed).
+    pub fn sign(&self, text: &str) -> Result<Uint8Array, JsError> {
+        let deduper = self.inner.deduper();
+        deduper.check(text).map_err(fail)?;
+        let sig = deduper.signer().sign(&deduper.prepare(text), self.inner.stats());
+        Ok(Uint8Array::from(sig.to_bytes(deduper.fingerprint()).as_slice()))
+    }
+
+    /// Signs texts as one corpus (its own statistics, nothing indexed): the
+    /// same bytes the native `sign_batch` gives, which the shared test vectors check.
+    #[wasm_bindgen(js_name = signBatch)]
+    pub fn sign_batch(&self, texts: Vec<String>) -> Result<Array, JsError> {
+        let deduper = self.inner.deduper();
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let fingerprint = deduper.fingerprint();
+        Ok(deduper
+            .sign_batch(&refs)
+            .iter()
+            .map(|s| JsValue::from(Uint8Array::from(s.to_bytes(fingerprint).as_slice())))
+            .collect())
+    }
+
+    /// Compares two texts: `{duplicate, relation, score, signals}`.
+    pub fn compare(&self, a: &str, b: &str) -> Result<JsValue, JsError> {
+        let deduper = self.inner.deduper();
+        for t in [a, b] {
+            deduper.check(t).map_err(fail)?;
+        }
+        let (verdict, signals) = deduper.compare(&[(a, b)]).remove(0);
+        let out = serde_json::json!({
+            "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,
+            "score": verdict.score, "signals": signals,
+        });
+        to_js(&out)
+    }
+
+    /// De-duplicates one batch `[{id, text}]` on its own (the index is not
+    /// touched): `{docs, snippets, stats}` as the `semhash dedup` report.
+    /// `onProgress(stage, done, total)` is called as it goes.
+    pub fn dedup(&self, docs: JsValue, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsError> {
+        let docs = documents(&docs)?;
+        let deduper = self.inner.deduper();
+        let mut seen = std::collections::HashSet::new();
+        for (i, d) in docs.iter().enumerate() {
+            if !seen.insert(d.id.as_str()) {
+                return Err(input(format!("document {i}: duplicate id {:?}", d.id)));
+            }
+            deduper.check(&d.text).map_err(|e| input(format!("document {i} (id {:?}): {e}", d.id)))?;
+        }
+        let outcome = match on_progress {
+            Some(callback) => {
+                deduper.dedup(&docs, &JsProgress { callback, stage: "".into(), done: 0.into(), total: 0.into() })
+            }
+            None => deduper.dedup(&docs, &Silent),
+        };
+        to_js(&outcome)
+    }
+}

@@ -1,0 +1,154 @@
+// The npm package in headless Chromium: IndexedDB persistence across a page
+// reload, schema migration, the Web Worker with progress and cancellation,
+// the known-answer vectors, and no console errors.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { root, sample, vectors } from "./helpers.mjs";
+import { serve } from "./serve.mjs";
+import { launch } from "./browser.mjs";
+
+let server, browser, page;
+const problems = [];
+
+before(async () => {
+  server = await serve(root);
+  browser = await launch();
+  page = await browser.context.newPage();
+  page.on("console", (m) => m.type() === "error" && problems.push(`console: ${m.text()}`));
+  page.on("pageerror", (e) => problems.push(`page error: ${e.message}`));
+  await page.goto(`${server.url}/tests/js/pages/index.html`);
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+const docs = sample().map(({ id, text }) => ({ id, text }));
+
+test("signatures stored in IndexedDB survive a page reload and find the duplicate", async () => {
+  const added = await page.evaluate(async (docs) => {
+    const { SemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
+    const store = new IndexedDBStore("reload-test");
+    await store.clear();
+    const semhash = await SemHash.open({ store });
+    return semhash.add(docs);
+  }, docs.slice(0, 40));
+  assert.equal(added, 40);
+
+  await page.reload();
+  const after = await page.evaluate(async (probe) => {
+    const { SemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
+    const store = new IndexedDBStore("reload-test");
+    const semhash = await SemHash.open({ store });
+    return { size: semhash.size, count: await store.count(), matches: semhash.query(probe) };
+  }, docs[0].text.toUpperCase() + "  ");
+  assert.equal(after.size, 40);
+  assert.equal(after.count, 40);
+  assert.equal(after.matches[0]?.id, docs[0].id);
+  assert.equal(after.matches[0]?.relation, "exact");
+});
+
+test("a database of schema version 1 migrates and keeps its signatures", async () => {
+  const result = await page.evaluate(async (texts) => {
+    const { SemHash, IndexedDBStore, SCHEMA_VERSION } = await import("/pkg/index.browser.js");
+    const signer = await SemHash.open();
+    const name = "migration-test";
+    await new Promise((ok, fail) => {
+      const del = indexedDB.deleteDatabase(name);
+      del.onsuccess = ok;
+      del.onerror = fail;
+    });
+    // Version 1, as the first release wrote it: no order index, no nextSeq.
+    await new Promise((ok, fail) => {
+      const open = indexedDB.open(name, 1);
+      open.onupgradeneeded = () => {
+        open.result.createObjectStore("signatures", { keyPath: "id" });
+        open.result.createObjectStore("meta");
+      };
+      open.onsuccess = () => {
+        const tx = open.result.transaction(["signatures", "meta"], "readwrite");
+        texts.forEach((t, i) => tx.objectStore("signatures").put({ id: `old${i}`, signature: signer.sign(t) }));
+        tx.objectStore("meta").put(signer.fingerprint, "fingerprint");
+        tx.oncomplete = () => {
+          open.result.close();
+          ok();
+        };
+        tx.onerror = fail;
+      };
+      open.onerror = fail;
+    });
+    const semhash = await SemHash.open({ store: new IndexedDBStore(name) });
+    await semhash.add([{ id: "new", text: "A document added after the migration." }]);
+    const reopened = await SemHash.open({ store: new IndexedDBStore(name) });
+    return { version: SCHEMA_VERSION, size: reopened.size, match: reopened.query(texts[1])[0]?.id };
+  }, [docs[1].text, docs[2].text]);
+  assert.equal(result.version, 2);
+  assert.equal(result.size, 3);
+  assert.equal(result.match, "old1");
+});
+
+test("a store made under another configuration is refused", async () => {
+  const error = await page.evaluate(async () => {
+    const { SemHash, IndexedDBStore, defaultConfig } = await import("/pkg/index.browser.js");
+    const config = defaultConfig();
+    config.sketch.word_ngram = 2;
+    try {
+      await SemHash.open({ config, store: new IndexedDBStore("reload-test") });
+      return null;
+    } catch (e) {
+      return { name: e.name, message: e.message };
+    }
+  });
+  assert.equal(error?.name, "FingerprintMismatch");
+  assert.match(error.message, /reload-test/);
+});
+
+test("the Web Worker reports progress, can be cancelled, and keeps what it committed", async () => {
+  const result = await page.evaluate(async (docs) => {
+    const { WorkerSemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
+    await new IndexedDBStore("worker-test").clear();
+    const worker = new WorkerSemHash(new URL("/pkg/worker.js", location.href));
+    const events = [];
+    worker.addEventListener("progress", (e) => events.push(e.detail));
+    await worker.open({ storeName: "worker-test" });
+    const added = await worker.add(docs, { chunk: 50 });
+    const matches = (await worker.query(docs[3].text)).map((m) => m.id);
+
+    // A long batch job, cancelled as soon as it reports progress.
+    const big = Array.from({ length: 20000 }, (_, i) => ({ id: `b${i}`, text: `${docs[i % docs.length].text} ${i}` }));
+    const running = worker.dedup(big);
+    await new Promise((ok) => worker.addEventListener("progress", (e) => e.detail.op === "dedup" && ok(), { once: false }));
+    worker.cancel();
+    let cancelled = null;
+    try {
+      await running;
+    } catch (e) {
+      cancelled = e.name;
+    }
+    // The next call starts a fresh worker on the same store.
+    const size = await worker.size();
+    worker.close();
+    return { added, matches, cancelled, size, addEvents: events.filter((e) => e.op === "add").map((e) => e.done) };
+  }, docs);
+  assert.equal(result.added, docs.length);
+  assert.ok(result.matches.includes(docs[3].id), `${docs[3].id} in ${result.matches}`);
+  assert.deepEqual(result.addEvents.slice(0, 3), [50, 100, 150]);
+  assert.equal(result.addEvents.at(-1), docs.length);
+  assert.equal(result.cancelled, "AbortError");
+  assert.equal(result.size, docs.length);
+});
+
+test("lexical signatures in Chromium match the native known-answer vectors", async () => {
+  const v = vectors();
+  const got = await page.evaluate(async (texts) => {
+    const { SemHash } = await import("/pkg/index.browser.js");
+    const semhash = await SemHash.open();
+    return semhash.signBatch(texts).map((b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(""));
+  }, v.vectors.map((x) => x.text));
+  v.vectors.forEach((x, i) => assert.equal(got[i], x.bytes, `vector ${i}`));
+});
+
+test("no console errors", () => {
+  assert.deepEqual(problems, []);
+});

@@ -1,0 +1,43 @@
+// `npm pack` makes a tarball a user installs; each environment's entry is in
+// it and resolves by the package's name.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pkg } from "./helpers.mjs";
+
+test("the packed tarball installs and imports by name in Node, with every environment's entry", () => {
+  const dir = mkdtempSync(join(tmpdir(), "semhash-pack-"));
+  try {
+    const tarball = execFileSync("npm", ["pack", pkg, "--pack-destination", dir, "--json"], { encoding: "utf8" });
+    const [{ filename, files }] = JSON.parse(tarball);
+    const paths = files.map((f) => f.path);
+    const manifest = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+    for (const condition of ["browser", "node", "workerd", "types"]) {
+      const target = manifest.exports["."][condition].replace(/^\.\//, "");
+      assert.ok(paths.includes(target), `${condition} entry ${target} is in the tarball`);
+    }
+    for (const f of ["wasm/semhash_bg.wasm", "wasm/semhash.js", "worker.js", "vendor/idb.js", "LICENSE"]) {
+      assert.ok(paths.includes(f), `${f} is in the tarball`);
+    }
+
+    const app = join(dir, "app");
+    execFileSync("mkdir", ["-p", app]);
+    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", private: true, type: "module" }));
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--offline", join(dir, filename)], { cwd: app, stdio: "pipe" });
+    writeFileSync(
+      join(app, "main.js"),
+      `import { SemHash, version } from "semhash-llm";
+       const s = await SemHash.open();
+       await s.add([{ id: "a", text: "The quick brown fox jumps over the lazy dog." }]);
+       console.log(JSON.stringify({ version: version(), match: s.query("the quick brown fox jumps over the lazy dog")[0] }));`,
+    );
+    const out = JSON.parse(execFileSync("node", ["main.js"], { cwd: app, encoding: "utf8" }));
+    assert.equal(out.version, manifest.version);
+    assert.deepEqual(out.match, { id: "a", relation: "exact", score: 1 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

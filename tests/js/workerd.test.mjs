@@ -1,0 +1,59 @@
+// The example Worker in a local workerd: verdicts for POSTed documents, and
+// clear 4xx answers to bad requests.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { startWorker } from "./workerd.mjs";
+
+let mf;
+before(async () => {
+  mf = await startWorker();
+});
+after(async () => {
+  await mf?.dispose();
+});
+
+const post = (body, headers = {}) =>
+  mf.dispatchFetch("http://localhost/dedup", { method: "POST", body, headers: { "content-type": "application/json", ...headers } });
+
+test("POSTed documents get verdicts against everything seen before", async () => {
+  const article = "The river flooded the lower town after three days of heavy rain, and the old stone bridge was closed to all traffic.";
+  let res = await post(
+    JSON.stringify({
+      documents: [
+        { id: "a", text: article },
+        { id: "b", text: article.toUpperCase().replace(/,/g, "") },
+        { id: "c", text: "Compilers translate the source code of a program into machine code." },
+      ],
+    }),
+  );
+  assert.equal(res.status, 200);
+  let body = await res.json();
+  assert.deepEqual(body.results.map((r) => r.duplicate), [false, true, false]);
+  assert.equal(body.results[1].matches[0].id, "a");
+  assert.equal(body.stored, 3);
+
+  res = await post(JSON.stringify({ documents: [{ id: 4, text: "Compilers translate the source code of a program into machine code!" }] }));
+  body = await res.json();
+  assert.equal(body.results[0].matches[0].id, "c");
+  assert.equal(body.results[0].matches[0].relation, "exact");
+  assert.equal(body.stored, 4);
+});
+
+test("bad requests get a 4xx with a clear message", async () => {
+  const cases = [
+    [post("{not json"), 400, /not valid JSON/],
+    [post(new Uint8Array([0x7b, 0xff, 0x7d])), 400, /not valid JSON \(UTF-8\)/],
+    [post(JSON.stringify({ docs: [] })), 400, /expected \{"documents"/],
+    [post(JSON.stringify({ documents: [{ id: "x" }] })), 400, /documents\[0\]\.text must be a non-empty string/],
+    [post(JSON.stringify({ documents: [{ id: null, text: "t" }] })), 400, /documents\[0\]\.id/],
+    [post(JSON.stringify({ documents: [{ id: 1, text: "t" }, { id: "1", text: "u" }] })), 400, /repeated/],
+    [post("x".repeat((1 << 20) + 1)), 413, /body over/],
+    [mf.dispatchFetch("http://localhost/dedup"), 405, /use POST/],
+    [mf.dispatchFetch("http://localhost/elsewhere"), 404, /no route/],
+  ];
+  for (const [pending, status, message] of cases) {
+    const res = await pending;
+    assert.equal(res.status, status);
+    assert.match((await res.json()).error, message);
+  }
+});
