@@ -107,13 +107,14 @@ impl IcwsSeeds {
 #[derive(Clone, Debug)]
 pub struct IcwsState {
     pub ln_a: Vec<f32>,
-    pub t: Vec<i32>,
+    /// An integer, kept as `f32` (exactly) so the loop needs no conversion.
+    pub t: Vec<f32>,
     pub key: Vec<u32>,
 }
 
 impl IcwsState {
     pub fn new(k: usize) -> Self {
-        IcwsState { ln_a: vec![f32::INFINITY; k], t: vec![0; k], key: vec![0; k] }
+        IcwsState { ln_a: vec![f32::INFINITY; k], t: vec![0.0; k], key: vec![0; k] }
     }
 
     /// The K samples as 32-bit values: equal exactly when both the element and
@@ -122,7 +123,7 @@ impl IcwsState {
         self.key
             .iter()
             .zip(&self.t)
-            .map(|(&key, &t)| super::hash::fmix32(key ^ super::hash::fmix32(t as u32 ^ 0x7f4a_7c15)))
+            .map(|(&key, &t)| super::hash::fmix32(key ^ super::hash::fmix32(t as i32 as u32 ^ 0x7f4a_7c15)))
             .collect()
     }
 }
@@ -153,7 +154,8 @@ mod tests {
                 assert_eq!(sig, want_sig, "{kernel:?} minhash k={k}");
                 let mut got = IcwsState::new(k);
                 kernel.icws(&keys, &ln_w, &icws_seeds, &mut got);
-                assert_eq!(got.t, want.t, "{kernel:?} icws t k={k}");
+                let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got.t), bits(&want.t), "{kernel:?} icws t k={k}");
                 assert_eq!(got.key, want.key, "{kernel:?} icws key k={k}");
                 assert_eq!(
                     got.ln_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
