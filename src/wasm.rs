@@ -143,13 +143,14 @@ pub struct Deduper {
 
 #[wasm_bindgen]
 impl Deduper {
-    /// `new Deduper(config?, stored?)`: `config` as from `defaultConfig()` (or
-    /// a JSON string; missing fields take their defaults); `stored` is
-    /// `{signatures: [{id, signature: Uint8Array}], stats: Uint8Array | null}`,
-    /// what earlier commits persisted. Signatures or statistics made under
-    /// another configuration are refused.
+    /// `new Deduper(config?, stored?, record?)`: `config` as from
+    /// `defaultConfig()` (or a JSON string; missing fields take their
+    /// defaults); `stored` is `{signatures: [{id, signature: Uint8Array}],
+    /// stats: Uint8Array | null}`, what earlier commits persisted. Signatures
+    /// or statistics made under another configuration are refused. With
+    /// `record` false, `add` and `remove` return no commits to persist.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: JsValue, stored: JsValue) -> Result<Deduper, JsError> {
+    pub fn new(config: JsValue, stored: JsValue, record: Option<bool>) -> Result<Deduper, JsError> {
         let config = if config.is_undefined() || config.is_null() {
             Config::default()
         } else if let Some(json) = config.as_string() {
@@ -178,7 +179,9 @@ impl Deduper {
             }
         }
         let deduper = crate::Deduper::new(config).map_err(fail)?;
-        let inner = Incremental::open(deduper, HostStore::preloaded(signatures, stats)).map_err(fail)?;
+        let store =
+            if record == Some(false) { HostStore::unrecorded() } else { HostStore::preloaded(signatures, stats) };
+        let inner = Incremental::open(deduper, store).map_err(fail)?;
         Ok(Deduper { inner })
     }
 

@@ -63,6 +63,61 @@ impl Bloom {
     }
 }
 
+/// A Bloom filter that grows with what it holds: when its newest layer has
+/// taken as many keys as it was sized for, a layer twice as large is added.
+/// A key is "maybe seen" if any layer says so. A store that starts small and
+/// grows over months pays memory in proportion to what it has seen.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GrowingBloom {
+    /// Each layer with the keys it has taken and the number it was sized for.
+    layers: Vec<(Bloom, u64, u64)>,
+}
+
+impl GrowingBloom {
+    /// Starts with one layer for `items` keys.
+    pub fn new(items: u64) -> Self {
+        let items = items.max(1024);
+        GrowingBloom { layers: vec![(Bloom::with_capacity(items), 0, items)] }
+    }
+
+    /// Adds a key; returns whether it may have been present before.
+    pub fn insert(&mut self, key: u128) -> bool {
+        if self.layers.iter().any(|(b, _, _)| b.contains(key)) {
+            return true;
+        }
+        let (bloom, count, capacity) = self.layers.last_mut().expect("at least one layer");
+        bloom.insert(key);
+        *count += 1;
+        if *count >= *capacity {
+            let next = *capacity * 2;
+            self.layers.push((Bloom::with_capacity(next), 0, next));
+        }
+        false
+    }
+
+    pub fn to_bytes(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
+        for (bloom, count, capacity) in &self.layers {
+            out.extend_from_slice(&count.to_le_bytes());
+            out.extend_from_slice(&capacity.to_le_bytes());
+            bloom.to_bytes(out);
+        }
+    }
+
+    pub fn from_bytes(r: &mut crate::sketch::format::Reader<'_>) -> Result<Self, crate::Error> {
+        let n = r.u32()?;
+        if n == 0 || n > 64 {
+            return Err(r.malformed("bloom layer count"));
+        }
+        let mut layers = Vec::with_capacity(n as usize);
+        for _ in 0..n {
+            let (count, capacity) = (r.u64()?, r.u64()?);
+            layers.push((Bloom::from_bytes(r)?, count, capacity));
+        }
+        Ok(GrowingBloom { layers })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -76,5 +131,17 @@ mod tests {
         assert!((0..1000u128).all(|k| b.contains(k * 7919)));
         let false_hits = (0..10_000u128).filter(|k| b.contains(k * 7919 + 1_000_000_000)).count();
         assert!(false_hits < 300, "{false_hits} false positives in 10k");
+    }
+
+    #[test]
+    fn growing_filter_adds_layers_and_keeps_old_keys() {
+        let mut b = GrowingBloom::new(1024);
+        assert!((0..5000u128).all(|k| !b.insert(k * 104_729) || k > 0));
+        assert!(b.layers.len() >= 3, "{} layers", b.layers.len());
+        assert!((0..5000u128).all(|k| b.insert(k * 104_729)), "every key is still seen");
+        let mut bytes = Vec::new();
+        b.to_bytes(&mut bytes);
+        let back = GrowingBloom::from_bytes(&mut crate::sketch::format::Reader::new(&bytes, "t")).unwrap();
+        assert_eq!(back, b);
     }
 }

@@ -22,7 +22,7 @@ mod exact;
 mod lsh;
 
 pub use banding::Banding;
-pub use bloom::Bloom;
+pub use bloom::{Bloom, GrowingBloom};
 pub use exact::ExactIndex;
 pub use lsh::{BandHasher, BucketTable};
 

@@ -9,8 +9,9 @@ import { MemoryStore } from "./stores/memory.js";
 
 /**
  * @param {object} wasm the initialised wasm-bindgen module
+ * @param {{memory: WebAssembly.Memory}} exports what its initialisation returned
  */
-export function bind(wasm) {
+export function bind(wasm, exports) {
   /** Incremental de-duplication whose signatures live in a `SignatureStore`. */
   class SemHash {
     #deduper;
@@ -24,10 +25,13 @@ export function bind(wasm) {
     /**
      * Opens a de-duplicator over `store` (default: in memory). The store's
      * signatures are indexed; a store made under another configuration or
-     * model is refused with an error that says so.
-     * @param {{config?: object|string, store?: import('./stores/store.js').SignatureStore}} [options]
+     * model is refused with an error that says so. `store: null` keeps
+     * nothing but the index itself (no commits are made: the cheapest, for an
+     * index that lives as long as the process or Worker isolate).
+     * @param {{config?: object|string, store?: import('./stores/store.js').SignatureStore | null}} [options]
      */
     static async open({ config, store = new MemoryStore() } = {}) {
+      if (store === null) return new SemHash(new wasm.Deduper(config, undefined, false), null);
       const probe = new wasm.Deduper(config, undefined);
       const fingerprint = probe.fingerprint();
       probe.free();
@@ -66,8 +70,8 @@ export function bind(wasm) {
      */
     async add(docs) {
       const commit = this.#deduper.add(docs);
-      await this.#store.commit(commit);
-      return commit.added.length;
+      await this.#store?.commit(commit);
+      return Array.isArray(docs) ? docs.length : 0;
     }
 
     /**
@@ -80,9 +84,10 @@ export function bind(wasm) {
 
     /** Removes documents by id. @returns {Promise<number>} documents removed */
     async remove(ids) {
-      const commit = this.#deduper.remove(ids);
-      await this.#store.commit(commit);
-      return commit.removed.length;
+      const present = ids.filter((id) => this.#deduper.has(String(id)));
+      const commit = this.#deduper.remove(ids.map(String));
+      await this.#store?.commit(commit);
+      return present.length;
     }
 
     /** Compares two texts: `{duplicate, relation, score, signals}`. */
@@ -118,5 +123,7 @@ export function bind(wasm) {
     SemHash,
     defaultConfig: () => wasm.defaultConfig(),
     version: () => wasm.version(),
+    /** Bytes of wasm linear memory in use (it only grows). */
+    memoryBytes: () => exports.memory.buffer.byteLength,
   };
 }

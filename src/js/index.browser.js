@@ -2,9 +2,9 @@
 import init, * as wasm from "./wasm/semhash.js";
 import { bind } from "./core.js";
 
-await init({ module_or_path: new URL("./wasm/semhash_bg.wasm", import.meta.url) });
+const exports = await init({ module_or_path: new URL("./wasm/semhash_bg.wasm", import.meta.url) });
 
-export const { SemHash, defaultConfig, version } = bind(wasm);
+export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { IndexedDBStore, SCHEMA_VERSION } from "./stores/indexeddb.js";
 export { FingerprintMismatch } from "./stores/store.js";

@@ -92,7 +92,8 @@ export const SCHEMA_VERSION: number;
 export class FingerprintMismatch extends Error {}
 
 export class SemHash {
-  static open(options?: { config?: object | string; store?: SignatureStore }): Promise<SemHash>;
+  /** `store: null` keeps nothing but the index (no commits). */
+  static open(options?: { config?: object | string; store?: SignatureStore | null }): Promise<SemHash>;
   readonly fingerprint: string;
   readonly size: number;
   readonly store: SignatureStore;
@@ -125,3 +126,5 @@ export class WorkerSemHash extends EventTarget {
 
 export function defaultConfig(): object;
 export function version(): string;
+/** Bytes of wasm linear memory in use (it only grows). */
+export function memoryBytes(): number;

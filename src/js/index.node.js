@@ -3,8 +3,8 @@ import { readFileSync } from "node:fs";
 import * as wasm from "./wasm/semhash.js";
 import { bind } from "./core.js";
 
-wasm.initSync({ module: readFileSync(new URL("./wasm/semhash_bg.wasm", import.meta.url)) });
+const exports = wasm.initSync({ module: readFileSync(new URL("./wasm/semhash_bg.wasm", import.meta.url)) });
 
-export const { SemHash, defaultConfig, version } = bind(wasm);
+export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { FingerprintMismatch } from "./stores/store.js";

@@ -5,8 +5,8 @@ import module from "./wasm/semhash_bg.wasm";
 import * as wasm from "./wasm/semhash.js";
 import { bind } from "./core.js";
 
-wasm.initSync({ module });
+const exports = wasm.initSync({ module });
 
-export const { SemHash, defaultConfig, version } = bind(wasm);
+export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { FingerprintMismatch } from "./stores/store.js";

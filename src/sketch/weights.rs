@@ -24,7 +24,7 @@
 use super::format::{Fingerprint, Reader};
 use super::hash::PrehashedMap as HashMap;
 use super::Shingles;
-use crate::index::Bloom;
+use crate::index::GrowingBloom;
 use serde::{Deserialize, Serialize};
 
 /// How shingles are weighted; part of the signature fingerprint.
@@ -70,17 +70,17 @@ pub struct CorpusStats {
     /// `content_df` counts only holders with content of their own.
     shared: HashMap<u64, (u32, u32)>,
     /// Every shingle seen while streaming, to notice its second document.
-    seen: Option<Bloom>,
+    seen: Option<GrowingBloom>,
 }
 
 impl CorpusStats {
-    /// Statistics of an empty corpus, ready to stream about `capacity` distinct shingles into.
-    pub fn new(config: &WeightConfig, capacity: u64) -> Self {
+    /// Statistics of an empty corpus, ready to stream documents into.
+    pub fn new(config: &WeightConfig) -> Self {
         CorpusStats {
             config: config.clone(),
             docs: 0,
             shared: HashMap::default(),
-            seen: Some(Bloom::with_capacity(capacity)),
+            seen: Some(GrowingBloom::new(1 << 16)),
         }
     }
 
@@ -118,7 +118,7 @@ impl CorpusStats {
     pub fn add(&mut self, shingles: &[u64]) {
         let shingles = &Shingles::from_unsorted(shingles.to_vec());
         let min_docs = self.config.boilerplate_min_docs.max(2);
-        let seen = self.seen.get_or_insert_with(|| Bloom::with_capacity(1 << 20));
+        let seen = self.seen.get_or_insert_with(|| GrowingBloom::new(1 << 16));
         for &h in &shingles.0 {
             if let Some(entry) = self.shared.get_mut(&h) {
                 entry.0 += 1;
@@ -259,7 +259,7 @@ impl CorpusStats {
         }
         let seen = match r.u8()? {
             0 => None,
-            1 => Some(Bloom::from_bytes(&mut r)?),
+            1 => Some(GrowingBloom::from_bytes(&mut r)?),
             _ => return Err(r.malformed("statistics flag")),
         };
         if !r.is_empty() {
@@ -320,7 +320,7 @@ mod tests {
         let hot: Vec<Vec<u64>> = (0..6).map(|i| doc(5_000..5_030, &[7_000 + i])).collect();
         let all: Vec<&[u64]> = pages.iter().chain(&hot).map(|d| d.as_slice()).collect();
         let batch = CorpusStats::from_corpus(&config, &all);
-        let mut streamed = CorpusStats::new(&config, 1000);
+        let mut streamed = CorpusStats::new(&config);
         all.iter().for_each(|d| streamed.add(d));
         for stats in [&batch, &streamed] {
             assert!(stats.is_widespread(9_000));
@@ -340,7 +340,7 @@ mod tests {
     #[test]
     fn serialises() {
         let config = WeightConfig::default();
-        let mut s = CorpusStats::new(&config, 100);
+        let mut s = CorpusStats::new(&config);
         s.add(&doc(0..30, &[]));
         s.add(&doc(10..40, &[]));
         let fp = Fingerprint([3; 16]);

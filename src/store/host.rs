@@ -30,6 +30,9 @@ pub struct HostStore {
     signatures: Vec<(String, Vec<u8>)>,
     stats: Option<Vec<u8>>,
     commits: Vec<Commit>,
+    /// Whether commits are kept: a host that persists nothing (an index that
+    /// lives as long as a Worker isolate) spares the encoding.
+    record: bool,
 }
 
 impl HostStore {
@@ -37,7 +40,12 @@ impl HostStore {
     /// added, and the statistics last committed (none for a new store). They
     /// are checked against the pipeline that opens the store.
     pub fn preloaded(signatures: Vec<(String, Vec<u8>)>, stats: Option<Vec<u8>>) -> Self {
-        HostStore { fingerprint: Fingerprint([0; 16]), signatures, stats, commits: Vec::new() }
+        HostStore { fingerprint: Fingerprint([0; 16]), signatures, stats, commits: Vec::new(), record: true }
+    }
+
+    /// A store that keeps no commits: the in-memory index is all there is.
+    pub fn unrecorded() -> Self {
+        HostStore { record: false, ..HostStore::preloaded(Vec::new(), None) }
     }
 
     /// The commits made since the last call, oldest first.
@@ -66,6 +74,9 @@ impl SignatureStore for HostStore {
     }
 
     fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
+        if !self.record {
+            return Ok(());
+        }
         self.commits.push(Commit {
             added: added.iter().map(|(id, sig)| (id.clone(), sig.to_bytes(self.fingerprint))).collect(),
             removed: removed.to_vec(),

@@ -64,14 +64,11 @@ pub struct Incremental<S: SignatureStore> {
     stats: CorpusStats,
 }
 
-/// Distinct shingles expected in a new store's first-sighting filter.
-const STATS_CAPACITY: u64 = 8 << 20;
-
 impl<S: SignatureStore> Incremental<S> {
     /// Opens a store and indexes what it holds.
     pub fn open(deduper: Deduper, mut store: S) -> Result<Self> {
         let (docs, stats) = store.load(&deduper)?;
-        let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights, STATS_CAPACITY));
+        let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights));
         let mut index = deduper.new_index();
         for (id, sig) in docs {
             index.add(&id, sig);

@@ -7,8 +7,10 @@
 // Each document is checked against everything stored before it (earlier
 // requests and earlier documents of the same request), then stored under its
 // id unless that id is stored already. Bad requests get a 4xx with a message.
+// The index lives in the isolate's memory (`store: null`: nothing to persist);
+// a store over a KV namespace or a Durable Object would keep it across isolates.
 
-import { SemHash, MemoryStore } from "semhash-llm";
+import { SemHash, memoryBytes } from "semhash-llm";
 
 const MAX_BODY_BYTES = 1 << 20;
 const MAX_DOCUMENTS = 1000;
@@ -53,8 +55,8 @@ async function documentsOf(request) {
 export default {
   async fetch(request) {
     const { pathname } = new URL(request.url);
-    semhash ??= await SemHash.open({ store: new MemoryStore() });
-    if (pathname === "/health") return json(200, { ok: true, stored: semhash.size });
+    semhash ??= await SemHash.open({ store: null });
+    if (pathname === "/health") return json(200, { ok: true, stored: semhash.size, wasm_memory_bytes: memoryBytes() });
     if (pathname !== "/dedup") return reject(404, `no route ${pathname}: POST /dedup`);
     if (request.method !== "POST") return reject(405, "use POST");
     const { docs, status, error } = await documentsOf(request);
