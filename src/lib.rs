@@ -39,6 +39,8 @@
 pub mod cluster;
 pub mod config;
 pub mod decide;
+#[cfg(feature = "encoder")]
+pub mod encoder;
 pub mod error;
 pub mod eval;
 pub mod index;
