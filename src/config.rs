@@ -75,6 +75,9 @@ impl Config {
             ("threshold", d.threshold),
             ("short_threshold", d.short_threshold),
             ("containment_threshold", d.containment_threshold),
+            ("semantic_threshold", d.semantic_threshold),
+            ("semantic_gate_cosine", d.semantic_gate_cosine),
+            ("semantic_gate_char", d.semantic_gate_char),
         ] {
             if !(v > 0.0 && v <= 1.0) {
                 return Err(Error::Config(format!("decide.{name} must be in (0, 1], got {v}")));

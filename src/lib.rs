@@ -31,7 +31,7 @@
 //! .iter()
 //! .map(|(id, text)| Document { id: id.to_string(), text: text.to_string() })
 //! .collect();
-//! let outcome = Deduper::new(Config::default()).unwrap().dedup(&docs, &Silent);
+//! let outcome = Deduper::new(Config::default()).unwrap().dedup(&docs, &Silent).unwrap();
 //! assert_eq!(outcome.docs[1].representative, "a");
 //! assert_eq!(outcome.docs[2].representative, "c");
 //! ```
@@ -49,6 +49,7 @@ pub mod io;
 pub mod normalize;
 mod par;
 pub mod pipeline;
+pub mod semantic;
 pub mod sketch;
 pub mod store;
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]

@@ -9,6 +9,7 @@
 use crate::cluster::{cluster, Link};
 use crate::decide::{snippets, Decider, PairSignals, Relation, Snippet, Verdict};
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
+use crate::semantic::{MultiIndex, Stage};
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
 use crate::{Config, Error, Result};
 use serde::Serialize;
@@ -48,6 +49,12 @@ pub struct RunStats {
     pub candidate_pairs: u64,
     pub accepted_pairs: u64,
     pub snippets_found: u64,
+    /// Texts the semantic stage embedded (lexical cluster representatives only).
+    pub semantic_encoded: u64,
+    pub semantic_candidate_pairs: u64,
+    pub semantic_accepted_pairs: u64,
+    /// Hamming radius of semantic blocking.
+    pub semantic_radius: Option<u32>,
     pub weighted_banding: Option<Banding>,
     pub char_banding: Option<Banding>,
     pub kernel: String,
@@ -77,6 +84,7 @@ pub struct Deduper {
     config: Config,
     signer: Signer,
     fingerprint: Fingerprint,
+    semantic: Option<Stage>,
 }
 
 impl Deduper {
@@ -84,7 +92,33 @@ impl Deduper {
         config.validate()?;
         let signer = Signer::new(&config.sketch);
         let fingerprint = config.fingerprint();
-        Ok(Deduper { config, signer, fingerprint })
+        Ok(Deduper { config, signer, fingerprint, semantic: None })
+    }
+
+    /// Adds the semantic stage. Signatures then carry the model files' hash in
+    /// their fingerprint, so a store refuses to mix them with lexical ones or
+    /// with another model's.
+    pub fn with_semantic(mut self, stage: Stage) -> Self {
+        self.mix_fingerprint(b"semantic", stage.model_hash);
+        self.semantic = Some(stage);
+        self
+    }
+
+    /// Weighs shingles by `importance` (the encoder's attention) as well as
+    /// IDF; `model_hash` identifies what computes it, for the fingerprint.
+    pub fn with_importance(mut self, importance: Box<dyn crate::sketch::TokenImportance>, model_hash: u128) -> Self {
+        self.mix_fingerprint(b"importance", model_hash);
+        self.signer = self.signer.with_importance(importance);
+        self
+    }
+
+    fn mix_fingerprint(&mut self, what: &[u8], model_hash: u128) {
+        let bytes = [&self.fingerprint.0[..], what, &model_hash.to_le_bytes()].concat();
+        self.fingerprint = Fingerprint(crate::sketch::hash::hash128(&bytes).to_le_bytes());
+    }
+
+    pub fn semantic(&self) -> Option<&Stage> {
+        self.semantic.as_ref()
     }
 
     pub fn config(&self) -> &Config {
@@ -136,7 +170,7 @@ impl Deduper {
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
     /// [`Deduper::check`]; the caller reports bad input before calling.
-    pub fn dedup(&self, docs: &[Document], progress: &dyn Progress) -> Outcome {
+    pub fn dedup(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome> {
         let mut stats = RunStats {
             documents: docs.len() as u64,
             kernel: format!("{:?}", crate::sketch::kernels::Kernel::best()),
@@ -163,7 +197,7 @@ impl Deduper {
         clock.lap(&mut stats, "statistics");
 
         progress.stage("sign", distinct.len() as u64);
-        let sigs: Vec<Signature> = crate::par::map(&distinct, |&i| {
+        let mut sigs: Vec<Signature> = crate::par::map(&distinct, |&i| {
             let s = self.signer.sign(&prepared[i as usize], &corpus);
             progress.advance(1);
             s
@@ -201,8 +235,17 @@ impl Deduper {
         );
         clock.lap(&mut stats, "verify");
 
-        let placements = cluster(docs.len(), &links);
+        let mut placements = cluster(docs.len(), &links);
         clock.lap(&mut stats, "cluster");
+
+        if let Some(stage) = &self.semantic {
+            let found = self.semantic_links(stage, docs, &distinct, &placements, &mut sigs, &mut stats, progress)?;
+            clock.lap(&mut stats, "semantic");
+            if !found.is_empty() {
+                links.extend(found);
+                placements = cluster(docs.len(), &links);
+            }
+        }
 
         let batch =
             Batch { docs, prepared: &prepared, distinct: &distinct, copy_of: &copy_of, corpus: &corpus, sigs: &sigs };
@@ -228,7 +271,66 @@ impl Deduper {
             let name = serde_json::to_value(r.relation).expect("relation serialises");
             *stats.relations.entry(name.as_str().unwrap_or_default().to_owned()).or_default() += 1;
         }
-        Outcome { docs: results, snippets, stats }
+        Ok(Outcome { docs: results, snippets, stats })
+    }
+
+    /// The semantic stage of a batch. Only documents the lexical stages left
+    /// as their cluster's representative are embedded: an exact copy or a
+    /// near duplicate is already settled, and its representative stands for
+    /// it (a hot document copied 300 times costs one encoding, not 300). Of
+    /// those, only texts short enough for the decider to use embeddings on.
+    #[allow(clippy::too_many_arguments)]
+    fn semantic_links(
+        &self,
+        stage: &Stage,
+        docs: &[Document],
+        distinct: &[u32],
+        placements: &[crate::cluster::Placement],
+        sigs: &mut [Signature],
+        stats: &mut RunStats,
+        progress: &dyn Progress,
+    ) -> Result<Vec<Link>> {
+        let blocking = self.config.decide.blocking();
+        let open: Vec<usize> = (0..distinct.len())
+            .filter(|&k| {
+                placements[distinct[k] as usize].parent.is_none() && sigs[k].char_len <= blocking.semantic_max_chars
+            })
+            .collect();
+        let texts: Vec<&str> = open.iter().map(|&k| docs[distinct[k] as usize].text.as_str()).collect();
+        progress.stage("embed", texts.len() as u64);
+        let sketches = stage.sketch(&texts, progress)?;
+        stats.semantic_encoded = texts.len() as u64;
+        for (&k, sketch) in open.iter().zip(sketches) {
+            sigs[k].semantic = Some(sketch);
+        }
+        let radius = stage.projection.radius_for(blocking.semantic_cosine);
+        stats.semantic_radius = Some(radius);
+        let codes: Vec<&[u64]> =
+            open.iter().map(|&k| sigs[k].semantic.as_ref().expect("just sketched").code.as_slice()).collect();
+        let index = &self.config.index;
+        let template = MultiIndex::new(
+            stage.projection.bits as u32,
+            index.semantic_substring_bits,
+            radius,
+            index.semantic_max_probe,
+        );
+        let pairs = MultiIndex::pairs(&codes, &template);
+        stats.semantic_candidate_pairs = pairs.len() as u64;
+        let links: Vec<Link> = crate::par::map(&pairs, |&(a, b)| {
+            let (ka, kb) = (open[a as usize], open[b as usize]);
+            let (v, _) = self.verdict(&sigs[ka], &sigs[kb]);
+            v.relation.is_duplicate().then(|| Link {
+                a: distinct[ka],
+                b: distinct[kb],
+                relation: v.relation,
+                score: v.score,
+            })
+        })
+        .into_iter()
+        .flatten()
+        .collect();
+        stats.semantic_accepted_pairs = links.len() as u64;
+        Ok(links)
     }
 
     /// Passages shared by documents of at least `min_docs` different clusters.
@@ -280,7 +382,7 @@ impl Deduper {
 
     /// Scores pairs of texts against each other, with corpus statistics drawn
     /// from all texts of all pairs (IDF needs a corpus; these are the one given).
-    pub fn compare(&self, pairs: &[(&str, &str)]) -> Vec<(Verdict, PairSignals)> {
+    pub fn compare(&self, pairs: &[(&str, &str)]) -> Result<Vec<(Verdict, PairSignals)>> {
         let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         let mut texts: Vec<&str> = Vec::new();
         let pair_ids: Vec<(u32, u32)> = pairs
@@ -295,19 +397,26 @@ impl Deduper {
                 (id(a), id(b))
             })
             .collect();
-        let sigs = self.sign_batch(&texts);
-        crate::par::map(&pair_ids, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]))
+        let sigs = self.sign_batch(&texts, &Silent)?;
+        Ok(crate::par::map(&pair_ids, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize])))
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts
     /// (exact copies counted once). The same texts give the same signatures on
-    /// every platform.
-    pub fn sign_batch(&self, texts: &[&str]) -> Vec<Signature> {
+    /// every platform. With a semantic stage every text is embedded too.
+    pub fn sign_batch(&self, texts: &[&str], progress: &dyn Progress) -> Result<Vec<Signature>> {
         let prepared: Vec<Prepared> = crate::par::map(texts, |t| self.prepare(t));
         let distinct: Vec<&[u64]> =
             Exact::group(&prepared).distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
-        crate::par::map(&prepared, |p| self.signer.sign(p, &corpus))
+        let mut sigs = crate::par::map(&prepared, |p| self.signer.sign(p, &corpus));
+        if let Some(stage) = &self.semantic {
+            progress.stage("embed", texts.len() as u64);
+            for (sig, sketch) in sigs.iter_mut().zip(stage.sketch(texts, progress)?) {
+                sig.semantic = Some(sketch);
+            }
+        }
+        Ok(sigs)
     }
 }
 

@@ -239,7 +239,8 @@ impl Deduper {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let fingerprint = deduper.fingerprint();
         Ok(deduper
-            .sign_batch(&refs)
+            .sign_batch(&refs, &Silent)
+            .map_err(fail)?
             .iter()
             .map(|s| JsValue::from(Uint8Array::from(s.to_bytes(fingerprint).as_slice())))
             .collect())
@@ -251,7 +252,7 @@ impl Deduper {
         for t in [a, b] {
             deduper.check(t).map_err(fail)?;
         }
-        let (verdict, signals) = deduper.compare(&[(a, b)]).remove(0);
+        let (verdict, signals) = deduper.compare(&[(a, b)]).map_err(fail)?.remove(0);
         let out = serde_json::json!({
             "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,
             "score": verdict.score, "signals": signals,
@@ -277,7 +278,8 @@ impl Deduper {
                 deduper.dedup(&docs, &JsProgress { callback, stage: "".into(), done: 0.into(), total: 0.into() })
             }
             None => deduper.dedup(&docs, &Silent),
-        };
+        }
+        .map_err(fail)?;
         to_js(&outcome)
     }
 }

@@ -289,7 +289,8 @@ fn every_command_documents_its_flags() {
         ("sign", &["--store", "--batch", "--on-error"][..]),
         ("query", &["--store", "--output"][..]),
         ("remove", &["--store", "--ids-from"][..]),
-        ("eval", &["--pairs", "--clusters", "--json"][..]),
+        ("eval", &["--pairs", "--clusters", "--json", "--semantic", "--semantic-threshold"][..]),
+        ("train-sph", &["--output", "--bits", "--steps", "--sample", "--eval-pairs", "--cache"][..]),
     ] {
         let o = semhash(&[command, "--help"]);
         let help = String::from_utf8(o.stdout).unwrap();
@@ -297,4 +298,27 @@ fn every_command_documents_its_flags() {
             assert!(help.contains(flag), "{command} --help lacks {flag}");
         }
     }
+}
+
+#[test]
+fn train_sph_writes_a_projection_the_semantic_stage_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
+    let projection = dir.path().join("sph-64.bin");
+    let p = projection.to_str().unwrap();
+    let o = semhash(&["train-sph", SAMPLE, "-o", p, "--bits", "64", "--steps", "50", "--models", models]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let bytes = std::fs::read(&projection).unwrap();
+    let loaded = semhash::semantic::Projection::from_bytes(&bytes, "sph-64.bin").unwrap();
+    assert_eq!((loaded.bits, loaded.dims, loaded.radius.len()), (64, 384, 10));
+
+    let out = dir.path().join("out.jsonl");
+    let o = semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--semantic", "--models", models, "--projection", p]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out).len(), 174);
+
+    let o = semhash(&["train-sph", SAMPLE, "-o", p, "--bits", "100", "--models", models]);
+    assert!(stderr(&o).contains("--bits must be 64, 128 or 256"), "{}", stderr(&o));
+    let o = semhash(&["dedup", SAMPLE, "--semantic", "--models", dir.path().to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("student.onnx"), "{}", stderr(&o));
 }

@@ -68,3 +68,86 @@ fn importance_covers_the_words_and_long_texts_use_every_window() {
     let physics = &encoder.encode(&["quantum physics of black holes"]).unwrap()[0];
     assert!(cosine(&windows.embedding, &physics.embedding) > cosine(&first.embedding, &physics.embedding));
 }
+
+fn semantic_deduper() -> semhash::Deduper {
+    let read = |name: &str| std::fs::read(format!("{}/{name}", models())).expect(name);
+    let stage = semhash::encoder::semantic_stage(
+        &read("student.onnx"),
+        &read("tokenizer.json"),
+        &read("sph-128.bin"),
+        &EncoderConfig::default(),
+    )
+    .unwrap();
+    semhash::Deduper::new(semhash::Config::default()).unwrap().with_semantic(stage)
+}
+
+/// Verse pairs from two independent Bible translations (public domain): the
+/// same meaning in other words, and four unrelated texts.
+const PARAPHRASES: [(&str, &str); 3] = [
+    (
+        "And Solomon told her all her questions: and there was nothing hid from Solomon which he told her not.",
+        "Solomon answered all her questions. There wasn\u{2019}t anything hidden from Solomon which he didn\u{2019}t tell her.",
+    ),
+    (
+        "And he burnt sweet incense thereon; as the LORD commanded Moses.",
+        "and he burned incense of sweet spices on it, as Yahweh commanded Moses.",
+    ),
+    (
+        "Remember what the LORD thy God did unto Miriam by the way, after that ye were come forth out of Egypt.",
+        "Remember what Yahweh your God did to Miriam, by the way as you came out of Egypt.",
+    ),
+];
+const UNRELATED: [&str; 4] = [
+    "The compiler reports an error when a borrowed value does not live long enough.",
+    "Preheat the oven, then bake the bread for forty minutes until the crust is brown.",
+    "A dictionary of the English language with etymologies and definitions.",
+    "The children of Zattu, eight hundred forty and five.",
+];
+
+#[test]
+fn the_semantic_stage_links_paraphrases_the_lexical_stages_miss() {
+    use semhash::{decide::Relation, pipeline::Silent, Document};
+    let mut docs: Vec<Document> = Vec::new();
+    for (i, (a, b)) in PARAPHRASES.iter().enumerate() {
+        docs.push(Document { id: format!("kjv{i}"), text: a.to_string() });
+        docs.push(Document { id: format!("web{i}"), text: b.to_string() });
+    }
+    for (i, t) in UNRELATED.iter().enumerate() {
+        docs.push(Document { id: format!("other{i}"), text: t.to_string() });
+    }
+    // An exact copy: settled by stage 0, never embedded.
+    docs.push(Document { id: "copy".into(), text: UNRELATED[0].to_uppercase() });
+
+    let lexical = semhash::Deduper::new(semhash::Config::default()).unwrap().dedup(&docs, &Silent).unwrap();
+    let semantic = semantic_deduper().dedup(&docs, &Silent).unwrap();
+    let cluster = |o: &semhash::pipeline::Outcome, id: &str| o.docs.iter().find(|d| d.id == id).unwrap().cluster;
+    for i in 0..PARAPHRASES.len() {
+        let (a, b) = (format!("kjv{i}"), format!("web{i}"));
+        assert_ne!(cluster(&lexical, &a), cluster(&lexical, &b), "pair {i} should need the semantic stage");
+        assert_eq!(cluster(&semantic, &a), cluster(&semantic, &b), "pair {i} not linked: {:?}", semantic.docs);
+        let web = semantic.docs.iter().find(|d| d.id == b).unwrap();
+        assert_eq!(web.relation, Relation::Paraphrase);
+    }
+    let others: std::collections::HashSet<u32> =
+        (0..UNRELATED.len()).map(|i| cluster(&semantic, &format!("other{i}"))).collect();
+    assert_eq!(others.len(), UNRELATED.len(), "unrelated texts merged: {:?}", semantic.docs);
+    assert_eq!(cluster(&semantic, "copy"), cluster(&semantic, "other0"));
+    assert_eq!(semantic.stats.semantic_encoded, docs.len() as u64 - 1, "the exact copy is not embedded");
+}
+
+#[test]
+fn semantic_signatures_round_trip_and_carry_the_models_in_their_fingerprint() {
+    use semhash::sketch::Signature;
+    let deduper = semantic_deduper();
+    let lexical = semhash::Deduper::new(semhash::Config::default()).unwrap();
+    assert_ne!(deduper.fingerprint(), lexical.fingerprint());
+    let sigs = deduper.sign_batch(&[PARAPHRASES[0].0, PARAPHRASES[0].1], &semhash::pipeline::Silent).unwrap();
+    let semantic = sigs[0].semantic.as_ref().expect("a semantic part");
+    assert_eq!((semantic.code.len(), semantic.embedding.len()), (2, 384));
+    let bytes = sigs[0].to_bytes(deduper.fingerprint());
+    assert_eq!(Signature::from_bytes(&bytes, deduper.fingerprint(), "t").unwrap().0, sigs[0]);
+    assert!(Signature::from_bytes(&bytes, lexical.fingerprint(), "t").is_err());
+    let (verdict, signals) = deduper.verdict(&sigs[0], &sigs[1]);
+    assert!(signals.cosine.unwrap() > 0.9, "{signals:?}");
+    assert_eq!(verdict.relation, semhash::decide::Relation::Paraphrase);
+}

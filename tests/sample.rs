@@ -24,7 +24,7 @@ fn sample() -> Sample {
 }
 
 fn run(s: &Sample) -> Outcome {
-    Deduper::new(Config::default()).unwrap().dedup(&s.docs, &Silent)
+    Deduper::new(Config::default()).unwrap().dedup(&s.docs, &Silent).unwrap()
 }
 
 #[test]

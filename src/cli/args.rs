@@ -39,6 +39,10 @@ pub enum Command {
     /// Print the configuration (defaults with any flags applied) as JSON, to
     /// edit and pass back with --config.
     Config(PipelineArgs),
+    /// Learn the semantic hyperplanes (K-bit codes) on a corpus's embeddings
+    /// and write them as a projection file; reports learned against random
+    /// hyperplanes.
+    TrainSph(TrainSphArgs),
 }
 
 /// Options that shape the pipeline.
@@ -62,6 +66,31 @@ pub struct PipelineArgs {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+    #[command(flatten)]
+    pub semantic: SemanticArgs,
+}
+
+/// The semantic stage.
+#[derive(Args, Debug, Clone)]
+pub struct SemanticArgs {
+    /// Add the semantic stage: embed the documents the lexical stages left
+    /// undecided with the student encoder and link paraphrases (far slower
+    /// than the lexical stages: see the README).
+    #[arg(long)]
+    pub semantic: bool,
+    /// Directory holding student.onnx and tokenizer.json (and sph-128.bin).
+    #[arg(long, default_value = "models", value_name = "DIR")]
+    pub models: PathBuf,
+    /// Projection file made by `semhash train-sph` (default: DIR/sph-128.bin).
+    #[arg(long, value_name = "FILE")]
+    pub projection: Option<PathBuf>,
+    /// Cosine of the embeddings at or above which two documents are paraphrases, in (0, 1].
+    #[arg(long, value_name = "T")]
+    pub semantic_threshold: Option<f32>,
+    /// Weigh word shingles by the encoder's attention as well as IDF (runs
+    /// the encoder on every distinct text before the lexical stages).
+    #[arg(long)]
+    pub attention_weights: bool,
 }
 
 /// Where documents come from.
@@ -194,6 +223,48 @@ pub struct EvalArgs {
     /// Also write the measures as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainSphArgs {
+    #[command(flatten)]
+    pub input: InputArgs,
+    /// Where to write the projection.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Bits per code (hyperplanes): 64, 128 or 256.
+    #[arg(long, default_value_t = 128, value_name = "K")]
+    pub bits: usize,
+    /// Training steps (minibatches of 256 embeddings).
+    #[arg(long, default_value_t = 3000, value_name = "N")]
+    pub steps: usize,
+    /// Adam's learning rate at the start (it decays to 0 along a cosine).
+    #[arg(long, default_value_t = 1e-3, value_name = "RATE")]
+    pub learning_rate: f32,
+    /// Embed at most this many documents of the input (evenly spread over it).
+    #[arg(long, default_value_t = 20_000, value_name = "N")]
+    pub sample: usize,
+    /// Labelled pairs (JSONL "a", "b", "label") whose positives measure the
+    /// codes: correlation with cosine and recall at a candidate budget, for
+    /// the learned and for random hyperplanes.
+    #[arg(long, value_name = "FILE")]
+    pub eval_pairs: Option<PathBuf>,
+    /// Positive pairs of --eval-pairs to use (evenly spread).
+    #[arg(long, default_value_t = 5000, value_name = "N")]
+    pub eval_max: usize,
+    /// Write the training log and measures as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Keep the embeddings in this directory and reuse them when the same
+    /// texts come again (embedding is most of the time; training is seconds).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Directory holding student.onnx and tokenizer.json.
+    #[arg(long, default_value = "models", value_name = "DIR")]
+    pub models: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Query(a) => query(a),
         Command::Remove(a) => remove(a),
         Command::Eval(a) => eval(a),
+        Command::TrainSph(a) => train_sph(a),
         Command::Config(a) => {
             let config = pipeline(&a)?;
             println!("{}", serde_json::to_string_pretty(&config).expect("config serialises"));
@@ -49,18 +50,61 @@ fn pipeline(args: &PipelineArgs) -> Result<Config> {
     if let Some(t) = args.containment_threshold {
         rules.containment_threshold = t;
     }
+    if let Some(t) = args.semantic.semantic_threshold {
+        rules.semantic_threshold = t;
+    }
     if let Some(n) = args.max_doc_bytes {
         config.limits.max_doc_bytes = n;
     }
     config.validate()?;
-    if let Some(n) = args.threads {
+    threads(args.threads)?;
+    Ok(config)
+}
+
+fn threads(n: Option<usize>) -> Result<()> {
+    if let Some(n) = n {
         if n == 0 {
             return Err(Error::Config("--threads must be at least 1".into()));
         }
         // Fails only if a pool already exists (tests calling twice): keep that one.
         let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
     }
-    Ok(config)
+    Ok(())
+}
+
+fn read_file(path: &Path) -> Result<Vec<u8>> {
+    std::fs::read(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))
+}
+
+fn encoder(models: &Path) -> Result<semhash::encoder::Encoder> {
+    let onnx = read_file(&models.join("student.onnx"))?;
+    let tokenizer = read_file(&models.join("tokenizer.json"))?;
+    semhash::encoder::Encoder::from_bytes(&onnx, &tokenizer, &Default::default())
+}
+
+/// The configured pipeline, with the semantic stage and attention weights when asked for.
+fn deduper(args: &PipelineArgs) -> Result<Deduper> {
+    let mut deduper = Deduper::new(pipeline(args)?)?;
+    let s = &args.semantic;
+    if s.attention_weights {
+        let encoder = encoder(&s.models)?;
+        let hash = semhash::sketch::hash::hash128(
+            &[read_file(&s.models.join("student.onnx"))?, read_file(&s.models.join("tokenizer.json"))?].concat(),
+        );
+        deduper = deduper.with_importance(Box::new(semhash::encoder::Attention(std::sync::Arc::new(encoder))), hash);
+    }
+    if !s.semantic {
+        return Ok(deduper);
+    }
+    let projection = s.projection.clone().unwrap_or_else(|| s.models.join("sph-128.bin"));
+    let stage = semhash::encoder::semantic_stage(
+        &read_file(&s.models.join("student.onnx"))?,
+        &read_file(&s.models.join("tokenizer.json"))?,
+        &read_file(&projection)?,
+        &Default::default(),
+    )
+    .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", s.models.display())))?;
+    Ok(deduper.with_semantic(stage))
 }
 
 fn format_of(flag: Option<FormatArg>, path: Option<&Path>) -> Format {
@@ -98,14 +142,13 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 }
 
 fn dedup(args: DedupArgs) -> Result<()> {
-    let config = pipeline(&args.pipeline)?;
-    let deduper = Deduper::new(config)?;
+    let deduper = deduper(&args.pipeline)?;
     let started = Instant::now();
     let loaded = read_docs(&args.input, &deduper)?;
     let read_ms = started.elapsed().as_secs_f64() * 1e3;
 
     let bar = Bar::new(args.quiet);
-    let mut outcome = deduper.dedup(&loaded.docs, &bar);
+    let mut outcome = deduper.dedup(&loaded.docs, &bar)?;
     bar.finish();
 
     let written = Instant::now();
@@ -188,15 +231,15 @@ fn read_pairs(path: Option<&Path>, on_error: OnError, need_label: bool) -> Resul
     Ok(pairs)
 }
 
-fn compare_all(deduper: &Deduper, pairs: &[PairLine]) -> Vec<(Verdict, PairSignals)> {
+fn compare_all(deduper: &Deduper, pairs: &[PairLine]) -> Result<Vec<(Verdict, PairSignals)>> {
     let texts: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
     deduper.compare(&texts)
 }
 
 fn compare(args: CompareArgs) -> Result<()> {
-    let deduper = Deduper::new(pipeline(&args.pipeline)?)?;
+    let deduper = deduper(&args.pipeline)?;
     let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
-    let results = compare_all(&deduper, &pairs);
+    let results = compare_all(&deduper, &pairs)?;
     let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
         json!({
             "line": p.line, "id": p.id, "duplicate": v.relation.is_duplicate(), "relation": v.relation,
@@ -211,6 +254,9 @@ fn compare(args: CompareArgs) -> Result<()> {
 }
 
 fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {
+    if pipeline_args.semantic.semantic || pipeline_args.semantic.attention_weights {
+        return Err(Error::Config("signature stores are lexical for now: --semantic and --attention-weights work with dedup, compare and eval".into()));
+    }
     let deduper = Deduper::new(pipeline(pipeline_args)?)?;
     let file = FileStore::open(&store.store, deduper.fingerprint())?;
     for w in &file.warnings {
@@ -292,7 +338,7 @@ fn remove(args: RemoveArgs) -> Result<()> {
 }
 
 fn eval(args: EvalArgs) -> Result<()> {
-    let deduper = Deduper::new(pipeline(&args.pipeline)?)?;
+    let deduper = deduper(&args.pipeline)?;
     let report = match (&args.data.pairs, &args.data.clusters) {
         (Some(path), _) => eval_pairs(&deduper, path)?,
         (_, Some(path)) => eval_clusters(&deduper, path)?,
@@ -306,7 +352,7 @@ fn eval(args: EvalArgs) -> Result<()> {
 
 fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
     let pairs = read_pairs(Some(path), OnError::Fail, true)?;
-    let results = compare_all(deduper, &pairs);
+    let results = compare_all(deduper, &pairs)?;
     let label = |i: usize| pairs[i].label.expect("labels required");
     let at_config = PairMetrics::of_predictions(
         results.iter().enumerate().map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
@@ -320,6 +366,10 @@ fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
         ("char_sim", best_of(&|(_, s)| s.char_sim)),
         ("weighted_sim", best_of(&|(_, s)| s.weighted_sim)),
     ]);
+    let mut best = best;
+    if deduper.semantic().is_some() {
+        best.insert("cosine", best_of(&|(_, s)| s.cosine.unwrap_or(0.0)));
+    }
     println!(
         "{} pairs ({} positive) from {}",
         pairs.len(),
@@ -358,7 +408,7 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
         truth.push(t);
         Ok(())
     })?;
-    let outcome = deduper.dedup(&docs, &semhash::pipeline::Silent);
+    let outcome = deduper.dedup(&docs, &semhash::pipeline::Silent)?;
     let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
     let truth_refs: Vec<(&str, &str)> = truth.iter().map(|(c, t, _)| (c.as_str(), t.as_str())).collect();
     let per_type = cluster_metrics(&truth_refs, &predicted);
@@ -406,4 +456,136 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
         "false_pairs": total_false, "snippet_groups": groups.len(), "snippet_groups_found": found,
         "stats": outcome.stats,
     }))
+}
+
+fn train_sph(args: TrainSphArgs) -> Result<()> {
+    use semhash::semantic::{embed_all, train, Projection};
+    threads(args.threads)?;
+    if ![64, 128, 256].contains(&args.bits) {
+        return Err(Error::Config(format!("--bits must be 64, 128 or 256, got {}", args.bits)));
+    }
+    let encoder = encoder(&args.models)?;
+    let loaded = read_docs(&args.input, &Deduper::new(Config::default())?)?;
+    let texts: Vec<&str> = spread(&loaded.docs, args.sample).into_iter().map(|d| d.text.as_str()).collect();
+    if texts.len() < 100 {
+        return Err(Error::Input(format!("train-sph needs at least 100 documents, got {}", texts.len())));
+    }
+    let started = Instant::now();
+    let from_cache = std::cell::Cell::new(false);
+    let embed = |texts: &[&str]| -> Result<Vec<f32>> {
+        let key = semhash::sketch::hash::hash128(texts.join("\u{1}").as_bytes());
+        let cached = args.cache.as_ref().map(|dir| dir.join(format!("embeddings-{key:032x}.f32")));
+        if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+            from_cache.set(true);
+            return Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect());
+        }
+        let bar = Bar::new(false);
+        semhash::pipeline::Progress::stage(&bar, "embed", texts.len() as u64);
+        let out: Vec<f32> = embed_all(&encoder, texts, &bar)?.into_iter().flatten().collect();
+        bar.finish();
+        if let Some(path) = &cached {
+            let bytes: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
+            std::fs::create_dir_all(path.parent().expect("in a directory"))
+                .and_then(|_| std::fs::write(path, bytes))
+                .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+        }
+        Ok(out)
+    };
+    let embeddings = embed(&texts)?;
+    let embed_seconds = started.elapsed().as_secs_f64();
+    let dims = encoder.dims();
+    // The last tenth (at most 3,000) calibrates the radius table against the rest, which trains.
+    let held = (texts.len() / 10).min(3000);
+    let (training, calibration) = embeddings.split_at((texts.len() - held) * dims);
+
+    let config = train::TrainConfig {
+        bits: args.bits,
+        steps: args.steps,
+        learning_rate: args.learning_rate,
+        ..Default::default()
+    };
+    let mut log = Vec::new();
+    let trained = Instant::now();
+    let mut learned = train::train(training, dims, &config, &mut |step, l| {
+        eprintln!(
+            "step {step:>5}: L_sim {:.5}  L_orth {:.4}  L_bal {:.5}  total {:.5}",
+            l.sim, l.orth, l.balance, l.total
+        );
+        log.push(json!({"step": step, "losses": l}));
+    });
+    let train_seconds = trained.elapsed().as_secs_f64();
+    let mut random = Projection::random(args.bits, dims, config.seed);
+    let radius = train::calibrate(&mut learned, calibration, training);
+    let random_radius = train::calibrate(&mut random, calibration, training);
+    std::fs::write(&args.output, learned.to_bytes())
+        .map_err(|e| Error::io(format!("cannot write {}", args.output.display()), e))?;
+    eprintln!("semhash: wrote {} ({} bits, {} dims)", args.output.display(), args.bits, dims);
+    println!("{:>6} {:>14} {:>14} {:>9}", "cosine", "radius learned", "radius random", "pairs");
+    for (l, r) in radius.iter().zip(&random_radius) {
+        println!("{:>6.2} {:>14} {:>14} {:>9}", l.0, l.1, r.1, l.2);
+    }
+
+    let mut quality = Value::Null;
+    if let Some(path) = &args.eval_pairs {
+        let pairs = read_pairs(Some(path), OnError::Fail, true)?;
+        let positives: Vec<&PairLine> = pairs.iter().filter(|p| p.label == Some(true)).collect();
+        let chosen = spread(&positives, args.eval_max);
+        let texts: Vec<&str> = chosen.iter().flat_map(|p| [p.a.as_str(), p.b.as_str()]).collect();
+        let embeddings = embed(&texts)?;
+        let index: Vec<(usize, usize)> = (0..chosen.len()).map(|i| (2 * i, 2 * i + 1)).collect();
+        let budget = 10;
+        let block = |p: &Projection| {
+            use semhash::decide::Decider;
+            let (i, t) = (semhash::index::IndexConfig::default(), Config::default().decide.blocking().semantic_cosine);
+            semhash::semantic::MultiIndex::new(
+                args.bits as u32,
+                i.semantic_substring_bits,
+                p.radius_for(t),
+                i.semantic_max_probe,
+            )
+        };
+        let l = train::code_quality(&learned, &embeddings, &index, budget, &block(&learned));
+        let r = train::code_quality(&random, &embeddings, &index, budget, &block(&random));
+        println!(
+            "{} positive pairs of {}; recall: partner among the {budget} nearest codes of {} candidates",
+            chosen.len(),
+            path.display(),
+            chosen.len()
+        );
+        println!(
+            "blocking: multi-index hashing at the radius of the default rules' lowest semantic cosine, default probes"
+        );
+        println!(
+            "{:<8} {:>12} {:>17} {:>10} {:>7} {:>16}",
+            "codes", "correlation", "similarity error", "recall", "radius", "blocking recall"
+        );
+        for (name, q) in [("learned", &l), ("random", &r)] {
+            println!(
+                "{name:<8} {:>12.4} {:>17.5} {:>10.4} {:>7} {:>16.4}",
+                q.correlation, q.similarity_error, q.recall_at_budget, q.blocking_radius, q.blocking_recall
+            );
+        }
+        quality = json!({"pairs_file": path.display().to_string(), "positive_pairs": chosen.len(), "learned": l, "random": r});
+    }
+    if let Some(path) = &args.report {
+        write_json(
+            path,
+            &json!({
+                "input": args.input.input.as_ref().map(|p| p.display().to_string()),
+                "texts": texts.len(), "calibration_texts": held, "dims": dims,
+                "embed_seconds": embed_seconds, "embeddings_from_cache": from_cache.get(),
+                "train_seconds": train_seconds,
+                "config": config, "log": log,
+                "radius": {"learned": radius, "random": random_radius},
+                "quality": quality,
+            }),
+        )?;
+    }
+    Ok(())
+}
+
+/// At most `n` items, evenly spread over `items`.
+fn spread<T>(items: &[T], n: usize) -> Vec<&T> {
+    let step = items.len().div_ceil(n.max(1)).max(1);
+    items.iter().step_by(step).collect()
 }

@@ -31,6 +31,8 @@ pub enum Relation {
     ContainedIn,
     /// `b` is (mostly) a passage of `a`.
     Contains,
+    /// The same meaning in other words: found by the semantic stage.
+    Paraphrase,
     /// Not duplicates.
     None,
 }
@@ -74,6 +76,8 @@ pub struct PairSignals {
     pub b_in_a: Option<f32>,
     pub chars: (u32, u32),
     pub boilerplate: (f32, f32),
+    /// Cosine of the embeddings, when both signatures have a semantic part.
+    pub cosine: Option<f32>,
 }
 
 impl PairSignals {
@@ -98,6 +102,7 @@ impl PairSignals {
             b_in_a: containment(&b.passages),
             chars: (a.char_len, b.char_len),
             boilerplate: (a.boilerplate_share, b.boilerplate_share),
+            cosine: a.semantic.as_ref().zip(b.semantic.as_ref()).map(|(x, y)| x.cosine(y)),
         }
     }
 }

@@ -237,3 +237,58 @@ impl Encoder {
         texts
     }
 }
+
+impl crate::semantic::Embedder for Encoder {
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        Ok(self.encode(texts)?.into_iter().map(|e| e.embedding).collect())
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+}
+
+/// The semantic stage from the bytes of its three model files: the student
+/// ONNX, its `tokenizer.json` and a projection (`semhash train-sph`).
+pub fn semantic_stage(
+    onnx: &[u8],
+    tokenizer_json: &[u8],
+    projection: &[u8],
+    config: &EncoderConfig,
+) -> Result<crate::semantic::Stage> {
+    let encoder = Encoder::from_bytes(onnx, tokenizer_json, config)?;
+    let projection = crate::semantic::Projection::from_bytes(projection, "projection")?;
+    let mut all = Vec::with_capacity(onnx.len() + tokenizer_json.len() + projection.weights.len() * 4 + 64);
+    for part in
+        [onnx, tokenizer_json, &projection.to_bytes(), serde_json::to_string(config).expect("serialises").as_bytes()]
+    {
+        all.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        all.extend_from_slice(part);
+    }
+    crate::semantic::Stage::new(Box::new(encoder), projection, crate::sketch::hash::hash128(&all))
+}
+
+/// Token importance from the encoder's attention, for the weighted MinHash
+/// (paper III-B): a word's importance is the mean over the model tokens that
+/// fall inside it (1.0 for a word the tokenizer left out).
+pub struct Attention(pub std::sync::Arc<Encoder>);
+
+impl crate::sketch::TokenImportance for Attention {
+    fn importance(&self, normalized: &str) -> Option<Vec<f32>> {
+        let encoded = self.0.encode(&[normalized]).ok()?.pop()?;
+        let words = crate::sketch::tokens::words(normalized);
+        let mut sums = vec![(0f32, 0u32); words.len()];
+        // Tokens and words both come in text order: one merge pass.
+        let mut w = 0;
+        for (span, weight) in &encoded.importance {
+            while w < words.len() && (words[w].end as usize) <= span.start {
+                w += 1;
+            }
+            if w < words.len() && (words[w].start as usize) <= span.start {
+                sums[w].0 += weight;
+                sums[w].1 += 1;
+            }
+        }
+        Some(sums.into_iter().map(|(s, n)| if n == 0 { 1.0 } else { s / n as f32 }).collect())
+    }
+}

@@ -41,13 +41,23 @@ pub struct IndexConfig {
     pub false_positive_weight: f64,
     /// Relative cost of a missed pair above the threshold when choosing bands.
     pub false_negative_weight: f64,
+    /// Bits per substring of the semantic codes' multi-index hashing.
+    pub semantic_substring_bits: u32,
+    /// Most bits a semantic probe flips per substring (see `semantic::mih`).
+    pub semantic_max_probe: u32,
 }
 
 impl Default for IndexConfig {
     fn default() -> Self {
         // Misses cost more than candidates: a candidate costs one comparison of
         // two signatures, a miss is a duplicate left in the corpus.
-        IndexConfig { bucket_cap: 64, false_positive_weight: 0.25, false_negative_weight: 0.75 }
+        IndexConfig {
+            bucket_cap: 64,
+            false_positive_weight: 0.25,
+            false_negative_weight: 0.75,
+            semantic_substring_bits: 16,
+            semantic_max_probe: 2,
+        }
     }
 }
 
@@ -62,6 +72,11 @@ pub struct Blocking {
     pub short_max_chars: u32,
     /// Fewest shared content passage samples that could make a containment.
     pub min_shared_passages: u32,
+    /// Cosine of the embeddings at which a pair is worth deciding.
+    pub semantic_cosine: f32,
+    /// Texts longer than this (characters) are not embedded: the decider
+    /// never lets embeddings decide for them.
+    pub semantic_max_chars: u32,
 }
 
 const WEIGHTED: u64 = 1;

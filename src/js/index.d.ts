@@ -1,7 +1,7 @@
 // Types of the semhash-llm package (all three entry points share them; the
 // browser entry adds IndexedDBStore and WorkerSemHash).
 
-export type Relation = "exact" | "near" | "contained_in" | "contains" | "none";
+export type Relation = "exact" | "near" | "contained_in" | "contains" | "paraphrase" | "none";
 
 export interface Doc {
   id: string | number;

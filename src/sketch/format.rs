@@ -4,12 +4,15 @@
 //! offset  size  field
 //! 0       4     magic "SHSG"
 //! 4       2     format version (little-endian u16)
-//! 6       2     flags (reserved, 0)
+//! 6       2     flags: bit 0 set when a semantic part follows the lexical
+//!               payload (other bits reserved, 0)
 //! 8       16    fingerprint of the configuration and model files that made it
 //! 24      4     payload length n (u32)
 //! 28      n     payload: exact key (u128), char and word counts (u32),
 //!               boilerplate share (f32 bits), char MinHash (u16 count + u32s),
-//!               weighted MinHash (u16 count + u32s), passage samples (u32 count + u32s)
+//!               weighted MinHash (u16 count + u32s), passage samples (u32 count + u32s),
+//!               then with flag bit 0: code (u16 word count + u64s), int8
+//!               embedding (u16 count + bytes)
 //! 28+n    8     xxh3-64 of bytes 0..28+n
 //! ```
 //!
@@ -23,6 +26,8 @@ use crate::{Error, Result};
 pub const MAGIC: [u8; 4] = *b"SHSG";
 pub const VERSION: u16 = 1;
 const HEADER: usize = 28;
+/// Flag bit: the payload ends with a semantic part.
+const SEMANTIC: u16 = 1;
 
 /// A 128-bit fingerprint of everything that shapes a signature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -62,11 +67,18 @@ impl Signature {
         }
         payload.extend_from_slice(&(self.passages.len() as u32).to_le_bytes());
         self.passages.iter().for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
+        if let Some(sem) = &self.semantic {
+            payload.extend_from_slice(&(sem.code.len() as u16).to_le_bytes());
+            sem.code.iter().for_each(|w| payload.extend_from_slice(&w.to_le_bytes()));
+            payload.extend_from_slice(&(sem.embedding.len() as u16).to_le_bytes());
+            payload.extend(sem.embedding.iter().map(|&x| x as u8));
+        }
+        let flags = if self.semantic.is_some() { SEMANTIC } else { 0 };
 
         let mut out = Vec::with_capacity(HEADER + payload.len() + 8);
         out.extend_from_slice(&MAGIC);
         out.extend_from_slice(&VERSION.to_le_bytes());
-        out.extend_from_slice(&0u16.to_le_bytes());
+        out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&fingerprint.0);
         out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
         out.extend_from_slice(&payload);
@@ -88,7 +100,10 @@ impl Signature {
         if version != VERSION {
             return Err(Error::UnsupportedVersion { context: ctx(), found: version, supported: VERSION });
         }
-        let _flags = r.u16()?;
+        let flags = r.u16()?;
+        if flags & !SEMANTIC != 0 {
+            return Err(r.malformed("flags"));
+        }
         let found = Fingerprint(r.array::<16>()?);
         let len = r.u32()? as usize;
         let end = HEADER + len;
@@ -116,10 +131,28 @@ impl Signature {
         let weighted_minhash = r.u32s(n)?;
         let n = r.u32()? as usize;
         let passages = r.u32s(n)?;
+        let semantic = if flags & SEMANTIC != 0 {
+            let n = r.u16()? as usize;
+            let code = (0..n).map(|_| r.u64()).collect::<Result<Vec<u64>>>()?;
+            let n = r.u16()? as usize;
+            let embedding = r.take(n)?.iter().map(|&b| b as i8).collect();
+            Some(crate::semantic::SemanticSketch { code, embedding })
+        } else {
+            None
+        };
         if r.pos != end {
             return Err(r.malformed("payload length"));
         }
-        let sig = Signature { exact, char_len, word_len, boilerplate_share, char_minhash, weighted_minhash, passages };
+        let sig = Signature {
+            exact,
+            char_len,
+            word_len,
+            boilerplate_share,
+            char_minhash,
+            weighted_minhash,
+            passages,
+            semantic,
+        };
         Ok((sig, end + 8))
     }
 }
@@ -202,6 +235,7 @@ mod tests {
             char_minhash: vec![1, 2, 3],
             weighted_minhash: vec![4, 5],
             passages: vec![9, 10, 11, 12],
+            semantic: None,
         }
     }
 
@@ -213,6 +247,12 @@ mod tests {
         let (back, used) = Signature::from_bytes(&bytes, FP, "test").unwrap();
         assert_eq!(back, sample());
         assert_eq!(used, bytes.len());
+        let semantic = Signature {
+            semantic: Some(crate::semantic::SemanticSketch { code: vec![u64::MAX, 3], embedding: vec![-127, 0, 5] }),
+            ..sample()
+        };
+        let bytes = semantic.to_bytes(FP);
+        assert_eq!(Signature::from_bytes(&bytes, FP, "test").unwrap(), (semantic, bytes.len()));
     }
 
     #[test]

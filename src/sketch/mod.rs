@@ -85,6 +85,9 @@ pub struct Signature {
     pub weighted_minhash: Vec<u32>,
     /// Sorted, distinct; the lowest bit is set on boilerplate samples.
     pub passages: Vec<u32>,
+    /// Code and int8 embedding, when a semantic stage signed the document.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub semantic: Option<crate::semantic::SemanticSketch>,
 }
 
 /// A document's distinct word-shingle hashes, sorted.
@@ -226,6 +229,7 @@ impl Signer {
             char_minhash,
             weighted_minhash,
             passages,
+            semantic: None,
         }
     }
 
