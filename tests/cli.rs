@@ -313,7 +313,8 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     assert_eq!((loaded.bits, loaded.dims, loaded.radius.len()), (64, 384, 10));
 
     let out = dir.path().join("out.jsonl");
-    let o = semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--semantic", "--models", models, "--projection", p]);
+    let o =
+        semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--semantic", "--models", models, "--projection", p]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(lines(&out).len(), 174);
 
