@@ -3,7 +3,8 @@
 // Debian's wasm-opt: it breaks the module), the JS wrapper from src/js, the
 // vendored `idb`, the manifest from pkg-config/package.json.
 //
-//   node pkg-config/build.mjs            # the lite (lexical) build
+//   node pkg-config/build.mjs            # the lite (lexical) build in pkg/wasm/ and
+//                                        # the full one (encoder + SPH) in pkg/full/
 //
 // wasm-pack runs with `--mode no-install`: a `wasm-bindgen` of the exact
 // version the crate pins must be on PATH (.ci/run installs it).
@@ -20,7 +21,7 @@ const cargo = readFileSync(join(root, "Cargo.toml"), "utf8");
 const version = cargo.match(/^version = "([^"]+)"/m)[1];
 
 /** wasm-pack build of one flavour; returns the folder with its output. */
-function wasmPack(flavour, features) {
+function wasmPack(flavour, features, { lto }) {
   const out = join(root, "target", "wasm-pack", flavour);
   const env = {
     ...process.env,
@@ -28,11 +29,12 @@ function wasmPack(flavour, features) {
     // outside the clone): flags differ, and native builds must not wait on this one.
     CARGO_TARGET_DIR: join(process.env.CARGO_TARGET_DIR ?? join(root, "target"), `wasm-${flavour}`),
     RUSTFLAGS: "-C target-feature=+simd128",
-    // Size and speed of the shipped module; the native release profile stays as it is.
-    CARGO_PROFILE_RELEASE_LTO: "true",
-    CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1",
     CARGO_PROFILE_RELEASE_DEBUG: "false",
     CARGO_PROFILE_RELEASE_OPT_LEVEL: "3",
+    // Size and speed of the lite module; the native release profile stays as it
+    // is. The full module skips LTO: with tract inside, it costs minutes of
+    // build for a module already within its budget.
+    ...(lto ? { CARGO_PROFILE_RELEASE_LTO: "true", CARGO_PROFILE_RELEASE_CODEGEN_UNITS: "1" } : {}),
   };
   execFileSync(
     "wasm-pack",
@@ -43,12 +45,17 @@ function wasmPack(flavour, features) {
   return out;
 }
 
-const lite = wasmPack("lite", "wasm");
+const lite = wasmPack("lite", "wasm", { lto: true });
+const full = wasmPack("full", "wasm-full", { lto: false });
 
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, "wasm"), { recursive: true });
 cpSync(join(root, "src", "js"), pkg, { recursive: true });
-for (const f of ["semhash.js", "semhash.d.ts", "semhash_bg.wasm"]) cpSync(join(lite, f), join(pkg, "wasm", f));
+mkdirSync(join(pkg, "full"), { recursive: true });
+for (const f of ["semhash.js", "semhash.d.ts", "semhash_bg.wasm"]) {
+  cpSync(join(lite, f), join(pkg, "wasm", f));
+  cpSync(join(full, f), join(pkg, "full", f));
+}
 mkdirSync(join(pkg, "vendor"), { recursive: true });
 cpSync(join(root, "node_modules", "idb", "build", "index.js"), join(pkg, "vendor", "idb.js"));
 cpSync(join(root, "node_modules", "idb", "LICENSE"), join(pkg, "vendor", "idb.LICENSE"));
@@ -58,8 +65,10 @@ const manifest = JSON.parse(readFileSync(join(root, "pkg-config", "package.json"
 manifest.version = version;
 writeFileSync(join(pkg, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
 
-const wasm = join(pkg, "wasm", "semhash_bg.wasm");
-const raw = statSync(wasm).size;
-const gz = gzipSync(readFileSync(wasm), { level: 9 }).length;
-console.log(`pkg/ ready: semhash-llm ${version}; wasm (lite) ${(raw / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzipped`);
+const sizes = ["wasm", "full"].map((flavour) => {
+  const wasm = join(pkg, flavour, "semhash_bg.wasm");
+  const gz = gzipSync(readFileSync(wasm), { level: 9 }).length;
+  return `${flavour === "wasm" ? "lite" : "full"} ${(statSync(wasm).size / 1024).toFixed(0)} KiB raw, ${(gz / 1024).toFixed(0)} KiB gzipped`;
+});
+console.log(`pkg/ ready: semhash-llm ${version}; wasm ${sizes.join("; ")}`);
 console.log(`files: ${readdirSync(pkg).join(" ")}`);

@@ -283,3 +283,30 @@ impl Deduper {
         to_js(&outcome)
     }
 }
+
+/// The semantic stage in the browser (the full build): the student encoder
+/// and the learned hyperplanes, from the bytes of `student.onnx`,
+/// `tokenizer.json` and `sph-128.bin`, fetched once by the host.
+#[cfg(feature = "encoder")]
+#[wasm_bindgen]
+pub struct SemanticModel {
+    stage: crate::semantic::Stage,
+}
+
+#[cfg(feature = "encoder")]
+#[wasm_bindgen]
+impl SemanticModel {
+    #[wasm_bindgen(constructor)]
+    pub fn new(onnx: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
+        let stage =
+            crate::encoder::semantic_stage(onnx, tokenizer_json, projection, &Default::default()).map_err(fail)?;
+        Ok(SemanticModel { stage })
+    }
+
+    /// The code of each text as a hex string of its 64-bit words, low word first.
+    pub fn codes(&self, texts: Vec<String>) -> Result<Array, JsError> {
+        let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let sketches = self.stage.sketch(&refs, &Silent).map_err(fail)?;
+        Ok(sketches.iter().map(|s| JsValue::from_str(&crate::semantic::code_hex(&s.code))).collect())
+    }
+}

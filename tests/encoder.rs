@@ -151,3 +151,47 @@ fn semantic_signatures_round_trip_and_carry_the_models_in_their_fingerprint() {
     assert!(signals.cosine.unwrap() > 0.9, "{signals:?}");
     assert_eq!(verdict.relation, semhash::decide::Relation::Paraphrase);
 }
+
+/// Share of equal bits between two sets of hex codes.
+fn bit_agreement(a: &[String], b: &[String]) -> f64 {
+    let (mut same, mut all) = (0u64, 0u64);
+    for (x, y) in a.iter().zip(b) {
+        for (cx, cy) in x.as_bytes().chunks(16).zip(y.as_bytes().chunks(16)) {
+            let parse = |c: &[u8]| u64::from_str_radix(std::str::from_utf8(c).unwrap(), 16).unwrap();
+            same += 64 - (parse(cx) ^ parse(cy)).count_ones() as u64;
+            all += 64;
+        }
+    }
+    same as f64 / all.max(1) as f64
+}
+
+/// `tests/vectors/semantic.json`: the native codes of the sample corpus's
+/// texts, which the wasm build must reproduce (>= 99.9% of bits: float
+/// kernels differ between platforms, so a text near a hyperplane may flip).
+/// `SEMHASH_BLESS=1` rewrites the file.
+#[test]
+fn semantic_codes_match_the_vectors() {
+    use semhash::semantic::code_hex;
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/semantic.json");
+    let sample = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl")).unwrap();
+    let texts: Vec<String> = sample
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap()["text"].as_str().unwrap().to_owned())
+        .take(100)
+        .collect();
+    let deduper = semantic_deduper();
+    let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+    let stage = deduper.semantic().unwrap();
+    let codes: Vec<String> =
+        stage.sketch(&refs, &semhash::pipeline::Silent).unwrap().iter().map(|s| code_hex(&s.code)).collect();
+    if std::env::var_os("SEMHASH_BLESS").is_some() {
+        let json =
+            serde_json::json!({"model": "models/student.onnx + models/sph-128.bin", "texts": texts, "codes": codes});
+        std::fs::write(path, serde_json::to_string_pretty(&json).unwrap() + "\n").unwrap();
+    }
+    let want: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("tests/vectors/semantic.json")).unwrap();
+    let want: Vec<String> = want["codes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect();
+    let agreement = bit_agreement(&codes, &want);
+    assert!(agreement >= 0.999, "native codes agree with the vectors on {agreement} of bits");
+}

@@ -114,6 +114,11 @@ pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
     a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
 }
 
+/// A code as hex, its 64-bit words low first (test vectors, the JS face).
+pub fn code_hex(code: &[u64]) -> String {
+    code.iter().map(|w| format!("{w:016x}")).collect()
+}
+
 /// Scales `v` so its largest magnitude is 127 and rounds. Cosine is scale-free,
 /// so no scale needs to be kept.
 pub fn quantize(v: &[f32]) -> Vec<i8> {
