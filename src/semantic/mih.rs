@@ -8,9 +8,10 @@
 //! distance, is exactly the set of codes within R. Shorter substrings mean more
 //! tables and fewer probes each.
 //!
-//! Exact search stops paying at wide radii: paraphrases at cosine 0.6 to 0.8
-//! differ in 30 to 50 of 128 bits, and ⌊50/8⌋ = 6 would be 14,893 probes per
-//! 16-bit table, more work than comparing every pair. So the probes per
+//! Exact search stops paying at wide radii: for pairs at cosine 0.6 or above
+//! the shipped projection's 99th percentile distance is 50 of 128 bits, and
+//! ⌊50/8⌋ = 6 would be 14,893 probes per 16-bit table, more work than
+//! comparing every pair. So the probes per
 //! substring are capped (`max_probe`, default 2: 137 probes per table): codes
 //! within `m · (max_probe + 1) − 1` bits are still all found, wider ones when
 //! their differences are uneven enough that one substring is within the cap.

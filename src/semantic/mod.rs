@@ -9,7 +9,7 @@
 //!   every pair;
 //! - an **int8 copy** of the embedding, for the exact cosine of a candidate
 //!   pair: 384 bytes instead of 1,536, and the cosine of the copies is within
-//!   about 0.002 of the float one (measured in the tests below).
+//!   0.005 of the float one (the bound the tests below check).
 //!
 //! The code says who to compare; the cosine decides. A code alone would carry
 //! the hyperplanes' rounding into the verdict.
