@@ -46,6 +46,14 @@ def write_clusters(path, ids, roots):
             f.write(json.dumps({"id": doc_id, "cluster": root}, ensure_ascii=False) + "\n")
 
 
+def write_outputs(args, ids, texts, roots):
+    """What a job's --output (kept documents) and --clusters flags ask for."""
+    if args.output:
+        write_kept(args.output, ids, texts, roots)
+    if args.clusters:
+        write_clusters(args.clusters, ids, roots)
+
+
 def dist_version(name):
     try:
         from importlib.metadata import version

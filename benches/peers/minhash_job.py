@@ -23,7 +23,7 @@ import argparse
 import json
 import sys
 
-from common import SHINGLERS, Laps, UnionFind, dist_version, read_docs, write_clusters, write_kept
+from common import SHINGLERS, Laps, UnionFind, dist_version, read_docs, write_outputs
 
 DEFAULTS = {"datasketch": {"threshold": 0.9, "num_perm": 128, "bands": None},
             "rensa": {"threshold": 0.8, "num_perm": 128, "bands": 16}}
@@ -120,10 +120,7 @@ def main():
     roots = uf.roots()
     clusters = len(set(roots))
     laps("cluster")
-    if a.output:
-        write_kept(a.output, ids, texts, roots)
-    if a.clusters:
-        write_clusters(a.clusters, ids, roots)
+    write_outputs(a, ids, texts, roots)
     laps("write")
     print(json.dumps({
         "tool": a.lib, "version": dist_version(a.lib), "docs": n,

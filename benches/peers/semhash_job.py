@@ -17,7 +17,7 @@ Prints one JSON line on stdout: docs, clusters, parameters, timings (ms).
 import argparse
 import json
 
-from common import Laps, dist_version, read_docs, write_clusters, write_kept
+from common import Laps, dist_version, read_docs, write_outputs
 
 DEFAULT_THRESHOLD = 0.9  # SemHash.self_deduplicate(threshold=0.9)
 
@@ -53,10 +53,7 @@ def main():
     if len(result.selected) != clusters:
         raise SystemExit(f"semhash_job: {len(result.selected)} selected but {clusters} clusters")
     laps("cluster")
-    if a.output:
-        write_kept(a.output, ids, texts, roots)
-    if a.clusters:
-        write_clusters(a.clusters, ids, roots)
+    write_outputs(a, ids, texts, roots)
     laps("write")
     print(json.dumps({
         "tool": "semhash", "version": dist_version("semhash"),

@@ -76,34 +76,45 @@ fn read_file(path: &Path) -> Result<Vec<u8>> {
     std::fs::read(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))
 }
 
-fn encoder(models: &Path) -> Result<semhash::encoder::Encoder> {
-    let onnx = read_file(&models.join("student.onnx"))?;
-    let tokenizer = read_file(&models.join("tokenizer.json"))?;
-    semhash::encoder::Encoder::from_bytes(&onnx, &tokenizer, &Default::default())
+/// The student's two files, read once for whatever uses them.
+struct ModelFiles {
+    onnx: Vec<u8>,
+    tokenizer: Vec<u8>,
+}
+
+impl ModelFiles {
+    fn read(models: &Path) -> Result<Self> {
+        Ok(ModelFiles {
+            onnx: read_file(&models.join("student.onnx"))?,
+            tokenizer: read_file(&models.join("tokenizer.json"))?,
+        })
+    }
+
+    fn encoder(&self) -> Result<semhash::encoder::Encoder> {
+        semhash::encoder::Encoder::from_bytes(&self.onnx, &self.tokenizer, &Default::default())
+    }
 }
 
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
 fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     let mut deduper = Deduper::new(pipeline(args)?)?;
     let s = &args.semantic;
+    if !(s.semantic || s.attention_weights) {
+        return Ok(deduper);
+    }
+    let files = ModelFiles::read(&s.models)?;
     if s.attention_weights {
-        let encoder = encoder(&s.models)?;
-        let hash = semhash::sketch::hash::hash128(
-            &[read_file(&s.models.join("student.onnx"))?, read_file(&s.models.join("tokenizer.json"))?].concat(),
-        );
-        deduper = deduper.with_importance(Box::new(semhash::encoder::Attention(std::sync::Arc::new(encoder))), hash);
+        let hash = semhash::sketch::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
+        let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
+        deduper = deduper.with_importance(Box::new(attention), hash);
     }
     if !s.semantic {
         return Ok(deduper);
     }
     let projection = s.projection.clone().unwrap_or_else(|| s.models.join("sph-128.bin"));
-    let stage = semhash::encoder::semantic_stage(
-        &read_file(&s.models.join("student.onnx"))?,
-        &read_file(&s.models.join("tokenizer.json"))?,
-        &read_file(&projection)?,
-        &Default::default(),
-    )
-    .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", s.models.display())))?;
+    let stage =
+        semhash::encoder::semantic_stage(&files.onnx, &files.tokenizer, &read_file(&projection)?, &Default::default())
+            .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", s.models.display())))?;
     Ok(deduper.with_semantic(stage))
 }
 
@@ -464,7 +475,7 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
     if ![64, 128, 256].contains(&args.bits) {
         return Err(Error::Config(format!("--bits must be 64, 128 or 256, got {}", args.bits)));
     }
-    let encoder = encoder(&args.models)?;
+    let encoder = ModelFiles::read(&args.models)?.encoder()?;
     let loaded = read_docs(&args.input, &Deduper::new(Config::default())?)?;
     let texts: Vec<&str> = spread(&loaded.docs, args.sample).into_iter().map(|d| d.text.as_str()).collect();
     if texts.len() < 100 {
