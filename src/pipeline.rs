@@ -159,7 +159,38 @@ impl Deduper {
 
     /// An empty index for incremental use, configured like this pipeline.
     pub fn new_index(&self) -> SignatureIndex {
-        SignatureIndex::new(self.blocker(), &self.config.index)
+        let index = SignatureIndex::new(self.blocker(), &self.config.index);
+        match &self.semantic {
+            Some(stage) => index.with_semantic(self.semantic_blocking(stage)),
+            None => index,
+        }
+    }
+
+    /// An empty multi-index over semantic codes at the radius of the rules'
+    /// lowest deciding cosine.
+    fn semantic_blocking(&self, stage: &Stage) -> MultiIndex {
+        let index = &self.config.index;
+        MultiIndex::new(
+            stage.projection.bits as u32,
+            index.semantic_substring_bits,
+            stage.projection.radius_for(self.config.decide.blocking().semantic_cosine),
+            index.semantic_max_probe,
+        )
+    }
+
+    /// Gives the signatures of short texts (those the decider lets embeddings
+    /// decide for) their semantic part; `texts[i]` is the text of `sigs[i]`.
+    /// Without a semantic stage, does nothing. Returns how many were embedded.
+    pub fn embed_short(&self, texts: &[&str], sigs: &mut [Signature], progress: &dyn Progress) -> Result<usize> {
+        let Some(stage) = &self.semantic else { return Ok(0) };
+        let max_chars = self.config.decide.blocking().semantic_max_chars;
+        let short: Vec<usize> = (0..sigs.len()).filter(|&i| sigs[i].char_len <= max_chars).collect();
+        let chosen: Vec<&str> = short.iter().map(|&i| texts[i]).collect();
+        progress.stage("embed", chosen.len() as u64);
+        for (&i, sketch) in short.iter().zip(stage.sketch(&chosen, progress)?) {
+            sigs[i].semantic = Some(sketch);
+        }
+        Ok(short.len())
     }
 
     /// Compares two signatures.
@@ -303,17 +334,10 @@ impl Deduper {
         for (&k, sketch) in open.iter().zip(sketches) {
             sigs[k].semantic = Some(sketch);
         }
-        let radius = stage.projection.radius_for(blocking.semantic_cosine);
-        stats.semantic_radius = Some(radius);
+        let template = self.semantic_blocking(stage);
+        stats.semantic_radius = Some(template.radius());
         let codes: Vec<&[u64]> =
             open.iter().map(|&k| sigs[k].semantic.as_ref().expect("just sketched").code.as_slice()).collect();
-        let index = &self.config.index;
-        let template = MultiIndex::new(
-            stage.projection.bits as u32,
-            index.semantic_substring_bits,
-            radius,
-            index.semantic_max_probe,
-        );
         let pairs = MultiIndex::pairs(&codes, &template);
         stats.semantic_candidate_pairs = pairs.len() as u64;
         let links: Vec<Link> = crate::par::map(&pairs, |&(a, b)| {

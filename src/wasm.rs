@@ -151,6 +151,30 @@ impl Deduper {
     /// `record` false, `add` and `remove` return no commits to persist.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue, stored: JsValue, record: Option<bool>) -> Result<Deduper, JsError> {
+        Self::open(config, stored, record, None)
+    }
+
+    /// As the constructor, with the semantic stage of `model` (the full
+    /// build): short texts are embedded, their codes indexed, and paraphrases
+    /// found. The fingerprint covers the model, so signatures stored under
+    /// another model (or none) are refused.
+    #[cfg(feature = "encoder")]
+    #[wasm_bindgen(js_name = withSemantic)]
+    pub fn with_semantic(
+        model: &SemanticModel,
+        config: JsValue,
+        stored: JsValue,
+        record: Option<bool>,
+    ) -> Result<Deduper, JsError> {
+        Self::open(config, stored, record, Some(model.stage.clone()))
+    }
+
+    fn open(
+        config: JsValue,
+        stored: JsValue,
+        record: Option<bool>,
+        semantic: Option<crate::semantic::Stage>,
+    ) -> Result<Deduper, JsError> {
         let config = if config.is_undefined() || config.is_null() {
             Config::default()
         } else if let Some(json) = config.as_string() {
@@ -178,7 +202,10 @@ impl Deduper {
                 stats = Some(Uint8Array::from(s).to_vec());
             }
         }
-        let deduper = crate::Deduper::new(config).map_err(fail)?;
+        let mut deduper = crate::Deduper::new(config).map_err(fail)?;
+        if let Some(stage) = semantic {
+            deduper = deduper.with_semantic(stage);
+        }
         let store =
             if record == Some(false) { HostStore::unrecorded() } else { HostStore::preloaded(signatures, stats) };
         let inner = Incremental::open(deduper, store).map_err(fail)?;
@@ -225,10 +252,8 @@ impl Deduper {
 
     /// The signature bytes of `text` under the current statistics (not indexed).
     pub fn sign(&self, text: &str) -> Result<Uint8Array, JsError> {
-        let deduper = self.inner.deduper();
-        deduper.check(text).map_err(fail)?;
-        let sig = deduper.signer().sign(&deduper.prepare(text), self.inner.stats());
-        Ok(Uint8Array::from(sig.to_bytes(deduper.fingerprint()).as_slice()))
+        let sig = self.inner.sign(text).map_err(fail)?;
+        Ok(Uint8Array::from(sig.to_bytes(self.inner.deduper().fingerprint()).as_slice()))
     }
 
     /// Signs texts as one corpus (its own statistics, nothing indexed): the

@@ -152,6 +152,50 @@ fn semantic_signatures_round_trip_and_carry_the_models_in_their_fingerprint() {
     assert_eq!(verdict.relation, semhash::decide::Relation::Paraphrase);
 }
 
+/// A store with a semantic stage: a paraphrase of a stored verse is found by
+/// `query` (through the semantic codes: the lexical index has no candidate),
+/// across a reopen of the store directory, and is gone once removed.
+#[test]
+fn a_semantic_store_finds_stored_paraphrases() {
+    use semhash::store::{FileStore, Incremental};
+    use semhash::Document;
+    let dir = tempfile::tempdir().unwrap();
+    let open = || {
+        let deduper = semantic_deduper();
+        let file = FileStore::open(dir.path(), deduper.fingerprint()).unwrap();
+        Incremental::open(deduper, file).unwrap()
+    };
+    let mut store = open();
+    let mut docs: Vec<Document> = PARAPHRASES
+        .iter()
+        .enumerate()
+        .map(|(i, (a, _))| Document { id: format!("kjv{i}"), text: a.to_string() })
+        .collect();
+    docs.extend(UNRELATED.iter().enumerate().map(|(i, t)| Document { id: format!("other{i}"), text: t.to_string() }));
+    store.add(&docs).unwrap();
+    drop(store);
+
+    let mut store = open();
+    let lexical =
+        Incremental::open(semhash::Deduper::new(semhash::Config::default()).unwrap(), semhash::store::MemoryStore)
+            .map(|mut s| {
+                s.add(&docs).unwrap();
+                s
+            })
+            .unwrap();
+    for (i, (_, web)) in PARAPHRASES.iter().enumerate() {
+        assert!(lexical.query(web).unwrap().is_empty(), "pair {i} should need the semantic stage");
+        let found = store.query(web).unwrap();
+        assert_eq!(found.len(), 1, "pair {i}: {found:?}");
+        assert_eq!(
+            (found[0].id.as_str(), found[0].relation),
+            (format!("kjv{i}").as_str(), semhash::decide::Relation::Paraphrase)
+        );
+    }
+    store.remove(&["kjv0".to_owned()]).unwrap();
+    assert!(store.query(PARAPHRASES[0].1).unwrap().is_empty());
+}
+
 /// Share of equal bits between two sets of hex codes.
 fn bit_agreement(a: &[String], b: &[String]) -> f64 {
     let (mut same, mut all) = (0u64, 0u64);

@@ -265,10 +265,7 @@ fn compare(args: CompareArgs) -> Result<()> {
 }
 
 fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {
-    if pipeline_args.semantic.semantic || pipeline_args.semantic.attention_weights {
-        return Err(Error::Config("signature stores are lexical for now: --semantic and --attention-weights work with dedup, compare and eval".into()));
-    }
-    let deduper = Deduper::new(pipeline(pipeline_args)?)?;
+    let deduper = deduper(pipeline_args)?;
     let file = FileStore::open(&store.store, deduper.fingerprint())?;
     for w in &file.warnings {
         eprintln!("semhash: warning: {w}");

@@ -26,6 +26,7 @@ pub use bloom::{Bloom, GrowingBloom};
 pub use exact::ExactIndex;
 pub use lsh::{BandHasher, BucketTable};
 
+use crate::semantic::MultiIndex;
 use crate::sketch::{hash::mix64, Signature, SketchConfig};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -186,6 +187,8 @@ pub struct SignatureIndex {
     sigs: Vec<Option<Signature>>,
     ids: Vec<String>,
     by_id: HashMap<String, u32>,
+    /// Codes of the signatures with a semantic part, when the pipeline has a semantic stage.
+    semantic: Option<MultiIndex>,
 }
 
 impl SignatureIndex {
@@ -198,7 +201,15 @@ impl SignatureIndex {
             sigs: Vec::new(),
             ids: Vec::new(),
             by_id: HashMap::new(),
+            semantic: None,
         }
+    }
+
+    /// Also proposes the documents whose semantic codes are within `codes`'
+    /// radius (an empty multi-index configured for the pipeline's projection).
+    pub fn with_semantic(mut self, codes: MultiIndex) -> Self {
+        self.semantic = Some(codes);
+        self
     }
 
     pub fn len(&self) -> usize {
@@ -221,6 +232,9 @@ impl SignatureIndex {
         let doc = self.sigs.len() as u32;
         self.exact.insert(sig.exact, doc);
         self.table.insert(self.blocker.all_keys(&sig), doc);
+        if let (Some(codes), Some(sem)) = (&mut self.semantic, &sig.semantic) {
+            codes.insert(doc, &sem.code);
+        }
         self.sigs.push(Some(sig));
         self.ids.push(id.to_owned());
         self.by_id.insert(id.to_owned(), doc);
@@ -234,6 +248,9 @@ impl SignatureIndex {
         };
         let sig = self.sigs[doc as usize].take().expect("indexed document has a signature");
         self.table.remove(self.blocker.all_keys(&sig), doc);
+        if let Some(codes) = &mut self.semantic {
+            codes.remove(doc);
+        }
         let mut copies = Vec::new();
         self.table.members([Blocker::exact_key(&sig)].into_iter(), usize::MAX, &mut copies);
         let next = copies.into_iter().find(|&d| self.sigs[d as usize].as_ref().is_some_and(|s| s.exact == sig.exact));
@@ -243,7 +260,8 @@ impl SignatureIndex {
 
     /// Documents worth comparing with `sig`: its exact copy first, then the
     /// members of its band buckets and those sharing enough passage samples
-    /// (each bucket capped), distinct.
+    /// (each bucket capped), then those with a semantic code within the
+    /// radius, distinct.
     pub fn candidates(&self, sig: &Signature) -> Vec<u32> {
         let mut out: Vec<u32> = self.exact.get(sig.exact).into_iter().collect();
         self.table.members(self.blocker.band_keys(sig), self.cap, &mut out);
@@ -252,6 +270,9 @@ impl SignatureIndex {
         shared.sort_unstable();
         let min_shared = self.blocker.min_shared_passages as usize;
         out.extend(shared.chunk_by(|a, b| a == b).filter(|run| run.len() >= min_shared).map(|run| run[0]));
+        if let (Some(codes), Some(sem)) = (&self.semantic, &sig.semantic) {
+            out.extend(codes.query(&sem.code).into_iter().map(|(d, _)| d));
+        }
         let mut seen = std::collections::HashSet::with_capacity(out.len());
         out.retain(|d| seen.insert(*d) && self.sigs[*d as usize].is_some());
         out

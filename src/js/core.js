@@ -6,12 +6,34 @@
 // values between the wasm module and a store.
 
 import { MemoryStore } from "./stores/memory.js";
+import { fetchModelFiles } from "./model.js";
 
 /**
- * @param {object} wasm the initialised wasm-bindgen module
+ * @param {object} wasm the initialised wasm-bindgen module (lite or full)
  * @param {{memory: WebAssembly.Memory}} exports what its initialisation returned
+ * @param {{readLocal?: (url: URL) => Promise<Uint8Array>}} [platform] how to read `file:` URLs
  */
-export function bind(wasm, exports) {
+export function bind(wasm, exports, platform = {}) {
+  const semantic = typeof wasm.Deduper.withSemantic === "function";
+
+  /** A wasm deduper, with the semantic stage when a model is given. */
+  function deduper(config, model, stored, record) {
+    if (!model) return new wasm.Deduper(config, stored, record);
+    if (!semantic) throw new Error('this is the lite build (no encoder): import "semhash-llm/full" for a semantic model');
+    return wasm.Deduper.withSemantic(model, config, stored, record);
+  }
+
+  /**
+   * Loads the semantic model (full build only) from the folder URL (or, in
+   * Node, path) that serves `student.onnx`, `tokenizer.json` and
+   * `sph-128.bin`; fetched once, then read from the Cache API.
+   */
+  async function loadModel(base, options = {}) {
+    if (!semantic) throw new Error('this is the lite build (no encoder): import "semhash-llm/full" for a semantic model');
+    const [onnx, tokenizer, projection] = await fetchModelFiles(base, { readLocal: platform.readLocal, ...options });
+    return new wasm.SemanticModel(onnx, tokenizer, projection);
+  }
+
   /** Incremental de-duplication whose signatures live in a `SignatureStore`. */
   class SemHash {
     #deduper;
@@ -27,16 +49,18 @@ export function bind(wasm, exports) {
      * signatures are indexed; a store made under another configuration or
      * model is refused with an error that says so. `store: null` keeps
      * nothing but the index itself (no commits are made: the cheapest, for an
-     * index that lives as long as the process or Worker isolate).
-     * @param {{config?: object|string, store?: import('./stores/store.js').SignatureStore | null}} [options]
+     * index that lives as long as the process or Worker isolate). `model`
+     * (from `loadModel`, full build) adds the semantic stage: short texts are
+     * embedded and paraphrases found.
+     * @param {{config?: object|string, store?: import('./stores/store.js').SignatureStore | null, model?: object}} [options]
      */
-    static async open({ config, store = new MemoryStore() } = {}) {
-      if (store === null) return new SemHash(new wasm.Deduper(config, undefined, false), null);
-      const probe = new wasm.Deduper(config, undefined);
+    static async open({ config, store = new MemoryStore(), model } = {}) {
+      if (store === null) return new SemHash(deduper(config, model, undefined, false), null);
+      const probe = deduper(config, model, undefined);
       const fingerprint = probe.fingerprint();
       probe.free();
       const stored = await store.load(fingerprint);
-      return new SemHash(new wasm.Deduper(config, stored), store);
+      return new SemHash(deduper(config, model, stored), store);
     }
 
     /** Fingerprint of the configuration and model: what stored signatures must carry. */
@@ -121,6 +145,7 @@ export function bind(wasm, exports) {
 
   return {
     SemHash,
+    loadModel,
     defaultConfig: () => wasm.defaultConfig(),
     version: () => wasm.version(),
     /** Bytes of wasm linear memory in use (it only grows). */

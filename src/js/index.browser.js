@@ -4,7 +4,7 @@ import { bind } from "./core.js";
 
 const exports = await init({ module_or_path: new URL("./wasm/semhash_bg.wasm", import.meta.url) });
 
-export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
+export const { SemHash, loadModel, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { IndexedDBStore, SCHEMA_VERSION } from "./stores/indexeddb.js";
 export { FingerprintMismatch } from "./stores/store.js";

@@ -27,6 +27,8 @@ export interface Comparison {
     b_in_a: number | null;
     chars: [number, number];
     boilerplate: [number, number];
+    /** Cosine of the embeddings, when both texts were embedded (full build). */
+    cosine: number | null;
   };
 }
 
@@ -91,9 +93,26 @@ export const SCHEMA_VERSION: number;
 
 export class FingerprintMismatch extends Error {}
 
+/** The student encoder and the learned hyperplanes (full build: `semhash-llm/full`). */
+export interface SemanticModel {
+  /** The semantic code of each text, as hex of its 64-bit words, low word first. */
+  codes(texts: string[]): string[];
+  free(): void;
+}
+
+/**
+ * Loads the semantic model from the folder (URL; in Node also a path) serving
+ * `student.onnx`, `tokenizer.json` and `sph-128.bin`; fetched once, then read
+ * from the Cache API. The lite build throws: it has no encoder.
+ */
+export function loadModel(base: string | URL, options?: { cacheName?: string }): Promise<SemanticModel>;
+
 export class SemHash {
-  /** `store: null` keeps nothing but the index (no commits). */
-  static open(options?: { config?: object | string; store?: SignatureStore | null }): Promise<SemHash>;
+  /**
+   * `store: null` keeps nothing but the index (no commits). `model` (full
+   * build) adds the semantic stage: short texts are embedded, paraphrases found.
+   */
+  static open(options?: { config?: object | string; store?: SignatureStore | null; model?: SemanticModel }): Promise<SemHash>;
   readonly fingerprint: string;
   readonly size: number;
   readonly store: SignatureStore;
@@ -112,7 +131,8 @@ export class SemHash {
 /** `SemHash` in a Web Worker: the page never blocks; `progress` events; `cancel()`. */
 export class WorkerSemHash extends EventTarget {
   constructor(workerUrl?: URL | string);
-  open(options?: { config?: object | string; storeName?: string }): Promise<{ size: number; fingerprint: string }>;
+  /** `model`: URL of the model files' folder, for the full build's semantic stage. */
+  open(options?: { config?: object | string; storeName?: string; model?: string | URL }): Promise<{ size: number; fingerprint: string; semantic: boolean }>;
   add(docs: Doc[], options?: { chunk?: number }): Promise<number>;
   query(text: string): Promise<Match[]>;
   queryMany(texts: string[]): Promise<Match[][]>;

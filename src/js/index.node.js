@@ -5,6 +5,6 @@ import { bind } from "./core.js";
 
 const exports = wasm.initSync({ module: readFileSync(new URL("./wasm/semhash_bg.wasm", import.meta.url)) });
 
-export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
+export const { SemHash, loadModel, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { FingerprintMismatch } from "./stores/store.js";

@@ -7,6 +7,6 @@ import { bind } from "./core.js";
 
 const exports = wasm.initSync({ module });
 
-export const { SemHash, defaultConfig, version, memoryBytes } = bind(wasm, exports);
+export const { SemHash, loadModel, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { FingerprintMismatch } from "./stores/store.js";

@@ -60,9 +60,14 @@ export class WorkerSemHash extends EventTarget {
     });
   }
 
-  /** Opens the store (`storeName`: an IndexedDB database; none: in memory). */
-  open({ config, storeName } = {}) {
-    this.#openArgs = { config, storeName };
+  /**
+   * Opens the store (`storeName`: an IndexedDB database; none: in memory).
+   * `model`: URL of the folder serving the model files, for the full build's
+   * semantic stage (relative URLs resolve against the page).
+   */
+  open({ config, storeName, model } = {}) {
+    const absolute = model === undefined ? undefined : String(new URL(model, globalThis.location?.href));
+    this.#openArgs = { config, storeName, model: absolute };
     return this.#call("open", this.#openArgs);
   }
 

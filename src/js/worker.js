@@ -2,22 +2,26 @@
 // off the page's main thread. Messages: {id, op, args}; replies {id, result}
 // or {id, error}; progress {id, progress: {stage, done, total}}.
 
-// Imported dynamically so that `onmessage` is in place before the module (and
-// its wasm) finish loading: a message that arrives while a static import is
-// still awaiting would find no handler and be lost.
-const library = import("./index.browser.js");
+// The library is imported dynamically, so that `onmessage` is in place before
+// the module (and its wasm) finish loading (a message that arrives while a
+// static import is still awaiting would find no handler and be lost), and so
+// that only the build asked for is loaded: the lite one, or the full one when
+// `open` names a model.
+const library = (full) => import(full ? "./full.browser.js" : "./index.browser.js");
 
 let semhash = null;
 let opened = null;
 
 const ops = {
-  async open({ config, storeName }) {
-    const { SemHash, IndexedDBStore, MemoryStore } = await library;
+  async open({ config, storeName, model }, progress) {
+    const { SemHash, IndexedDBStore, MemoryStore, loadModel } = await library(Boolean(model));
     semhash?.close();
-    opened = { config, storeName };
+    opened = { config, storeName, model };
+    progress({ stage: "model", done: 0, total: model ? 1 : 0 });
+    const semantic = model ? await loadModel(new URL(model, self.location.href)) : undefined;
     const store = storeName ? new IndexedDBStore(storeName) : new MemoryStore();
-    semhash = await SemHash.open({ config, store });
-    return { size: semhash.size, fingerprint: semhash.fingerprint };
+    semhash = await SemHash.open({ config, store, model: semantic });
+    return { size: semhash.size, fingerprint: semhash.fingerprint, semantic: Boolean(model) };
   },
   // Adds in chunks, one store transaction each, reporting progress between them.
   async add({ docs, chunk = 256 }, progress) {

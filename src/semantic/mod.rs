@@ -35,16 +35,17 @@ pub trait Embedder: Send + Sync {
 
 /// What a pipeline needs for its semantic stage: an embedder, the
 /// hyperplanes, and a hash of the model files (signatures made with other
-/// models must not be compared with these).
+/// models must not be compared with these). Cloning shares the embedder.
+#[derive(Clone)]
 pub struct Stage {
-    pub embedder: Box<dyn Embedder>,
+    pub embedder: std::sync::Arc<dyn Embedder>,
     pub projection: Projection,
     pub model_hash: u128,
 }
 
 impl Stage {
     /// Checks that the embedder and the hyperplanes agree on dimensions.
-    pub fn new(embedder: Box<dyn Embedder>, projection: Projection, model_hash: u128) -> Result<Self> {
+    pub fn new(embedder: std::sync::Arc<dyn Embedder>, projection: Projection, model_hash: u128) -> Result<Self> {
         if embedder.dims() != projection.dims {
             return Err(crate::Error::Config(format!(
                 "the projection expects {}-dimensional embeddings, the encoder gives {}",

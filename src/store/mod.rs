@@ -15,7 +15,7 @@ pub use host::{Commit, HostStore};
 
 use crate::decide::Relation;
 use crate::index::SignatureIndex;
-use crate::pipeline::Deduper;
+use crate::pipeline::{Deduper, Silent};
 use crate::sketch::{CorpusStats, Prepared, Signature};
 use crate::{Document, Error, Result};
 use serde::Serialize;
@@ -92,17 +92,13 @@ impl<S: SignatureStore> Incremental<S> {
         &self.deduper
     }
 
-    /// The corpus statistics new documents are signed with.
-    pub fn stats(&self) -> &CorpusStats {
-        &self.stats
-    }
-
     pub fn store_mut(&mut self) -> &mut S {
         &mut self.store
     }
 
     /// Adds one batch: its documents count in the statistics (in order), are
-    /// signed, indexed and committed together. Ids already stored, or repeated
+    /// signed (short ones embedded too, with a semantic stage), indexed and
+    /// committed together. Ids already stored, or repeated
     /// within the batch, are an error and nothing is added.
     pub fn add(&mut self, docs: &[Document]) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
@@ -116,7 +112,9 @@ impl<S: SignatureStore> Incremental<S> {
         let mut stats = self.stats.clone();
         prepared.iter().for_each(|p| stats.add(&p.sequence));
         let signer = self.deduper.signer();
-        let sigs: Vec<Signature> = crate::par::map(&prepared, |p| signer.sign(p, &stats));
+        let mut sigs: Vec<Signature> = crate::par::map(&prepared, |p| signer.sign(p, &stats));
+        let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
+        self.deduper.embed_short(&texts, &mut sigs, &Silent)?;
         let added: Vec<(String, Signature)> = docs.iter().map(|d| d.id.clone()).zip(sigs).collect();
         self.store.commit(&added, &[], &stats)?;
         self.stats = stats;
@@ -126,10 +124,18 @@ impl<S: SignatureStore> Incremental<S> {
         Ok(())
     }
 
+    /// The signature of `text` under the current statistics (not indexed).
+    pub fn sign(&self, text: &str) -> Result<Signature> {
+        self.deduper.check(text)?;
+        let mut sig = [self.deduper.signer().sign(&self.deduper.prepare(text), &self.stats)];
+        self.deduper.embed_short(&[text], &mut sig, &Silent)?;
+        let [sig] = sig;
+        Ok(sig)
+    }
+
     /// Stored documents that `text` duplicates, strongest first. Does not add it.
     pub fn query(&self, text: &str) -> Result<Vec<Match>> {
-        self.deduper.check(text)?;
-        let sig = self.deduper.signer().sign(&self.deduper.prepare(text), &self.stats);
+        let sig = self.sign(text)?;
         let mut matches: Vec<Match> = self
             .index
             .candidates(&sig)

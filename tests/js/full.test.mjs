@@ -1,15 +1,35 @@
-// The full build (encoder + semantic hashing in wasm) in Node: the model files
-// load from their bytes, and the codes agree with the native build's
-// (tests/vectors/semantic.json) on at least 99.9% of bits.
+// The full build (encoder + semantic hashing in wasm) in Node, through the
+// package's `semhash-llm/full` entry: the model files load from a folder, the
+// codes agree with the native build's (tests/vectors/semantic.json) on at
+// least 99.9% of bits, and the semantic stage finds paraphrases that the
+// lexical stages miss, in `query` over a store and in `dedup`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pkg, root } from "./helpers.mjs";
 
-const root = new URL("../../", import.meta.url);
-const read = (path) => readFileSync(new URL(path, root));
-const full = await import(new URL("pkg/full/semhash.js", root));
-full.initSync({ module: read("pkg/full/semhash_bg.wasm") });
-const load = () => new full.SemanticModel(read("models/student.onnx"), read("models/tokenizer.json"), read("models/sph-128.bin"));
+const full = await import(join(pkg, "full.node.js"));
+const lite = await import(join(pkg, "index.node.js"));
+const models = join(root, "models");
+const model = await full.loadModel(models);
+
+// Verse pairs from two independent public-domain Bible translations (the
+// same as tests/encoder.rs), and texts unrelated to them.
+const PARAPHRASES = [
+  [
+    "And Solomon told her all her questions: and there was nothing hid from Solomon which he told her not.",
+    "Solomon answered all her questions. There wasn\u2019t anything hidden from Solomon which he didn\u2019t tell her.",
+  ],
+  [
+    "And he burnt sweet incense thereon; as the LORD commanded Moses.",
+    "and he burned incense of sweet spices on it, as Yahweh commanded Moses.",
+  ],
+];
+const UNRELATED = [
+  "The compiler reports an error when a borrowed value does not live long enough.",
+  "Preheat the oven, then bake the bread for forty minutes until the crust is brown.",
+];
 
 function agreement(a, b) {
   let same = 0, all = 0;
@@ -26,17 +46,60 @@ function agreement(a, b) {
 }
 
 test("semantic codes agree with the native build", () => {
-  const vectors = JSON.parse(read("tests/vectors/semantic.json"));
-  const codes = load().codes(vectors.texts);
+  const vectors = JSON.parse(readFileSync(join(root, "tests", "vectors", "semantic.json"), "utf8"));
+  const codes = model.codes(vectors.texts);
   assert.equal(codes.length, vectors.codes.length);
   const share = agreement(codes, vectors.codes);
   console.log(`# SPH bit agreement wasm vs native: ${share} over ${codes.length * 128} bits`);
   assert.ok(share >= 0.999, `agreement ${share}`);
 });
 
-test("wrong model bytes are refused with a clear error", () => {
-  assert.throws(
-    () => new full.SemanticModel(read("models/student.onnx"), read("models/tokenizer.json"), read("models/tokenizer.json")),
-    /projection/,
-  );
+test("a store with the semantic stage finds a stored verse's paraphrase; the lexical one does not", async () => {
+  const docs = [
+    ...PARAPHRASES.map(([kjv], i) => ({ id: `kjv${i}`, text: kjv })),
+    ...UNRELATED.map((text, i) => ({ id: `other${i}`, text })),
+  ];
+  const store = new full.MemoryStore();
+  let semantic = await full.SemHash.open({ store, model });
+  const plain = await lite.SemHash.open();
+  await semantic.add(docs);
+  await plain.add(docs);
+  semantic = await full.SemHash.open({ store, model }); // reopened from the stored signatures
+  PARAPHRASES.forEach(([, web], i) => {
+    assert.deepEqual(plain.query(web), [], `pair ${i} should need the semantic stage`);
+    const found = semantic.query(web);
+    assert.equal(found.length, 1, JSON.stringify(found));
+    assert.equal(found[0].id, `kjv${i}`);
+    assert.equal(found[0].relation, "paraphrase");
+  });
+  const compared = semantic.compare(PARAPHRASES[0][0], PARAPHRASES[0][1]);
+  assert.ok(compared.signals.cosine > 0.9 && compared.relation === "paraphrase", JSON.stringify(compared));
+  // The store holds semantic signatures: opening it without the model (or in the lite build) is refused.
+  await assert.rejects(full.SemHash.open({ store }), full.FingerprintMismatch);
+});
+
+test("dedup links paraphrases as `paraphrase` and leaves unrelated texts alone", async () => {
+  const semhash = await full.SemHash.open({ store: null, model });
+  const docs = [
+    ...PARAPHRASES.flatMap(([a, b], i) => [{ id: `kjv${i}`, text: a }, { id: `web${i}`, text: b }]),
+    ...UNRELATED.map((text, i) => ({ id: `other${i}`, text })),
+  ];
+  const stages = new Set();
+  const { docs: out, stats } = semhash.dedup(docs, { onProgress: (stage) => stages.add(stage) });
+  const by = Object.fromEntries(out.map((d) => [d.id, d]));
+  PARAPHRASES.forEach((_, i) => {
+    assert.equal(by[`web${i}`].cluster, by[`kjv${i}`].cluster);
+    assert.equal(by[`web${i}`].relation, "paraphrase");
+  });
+  assert.notEqual(by.other0.cluster, by.other1.cluster);
+  assert.equal(stats.semantic_encoded, docs.length);
+  assert.ok(stages.has("embed"), [...stages].join());
+});
+
+test("wrong model files and the lite build's loadModel are refused with clear errors", async () => {
+  await assert.rejects(full.loadModel(join(root, "tests")), /student\.onnx|no such file/i);
+  await assert.rejects(lite.loadModel(models), /lite build/);
+  const read = (f) => readFileSync(join(models, f));
+  const wasm = await import(join(pkg, "full", "semhash.js"));
+  assert.throws(() => new wasm.SemanticModel(read("student.onnx"), read("tokenizer.json"), read("tokenizer.json")), /projection/);
 });
