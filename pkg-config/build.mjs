@@ -45,6 +45,34 @@ function wasmPack(flavour, features, { lto }) {
   return out;
 }
 
+/**
+ * Drops the custom "name" section (function names for stack traces: 2.4 MB of
+ * the full module) from a wasm file; wasm-pack keeps it and its wasm-opt
+ * step, which would, is off (see Cargo.toml).
+ */
+function dropNameSection(path) {
+  const bytes = readFileSync(path);
+  const leb = (at) => {
+    let value = 0, shift = 0, byte;
+    do {
+      byte = bytes[at++];
+      value += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    } while (byte & 0x80);
+    return [value, at];
+  };
+  const kept = [bytes.subarray(0, 8)];
+  for (let at = 8; at < bytes.length; ) {
+    const [size, body] = leb(at + 1);
+    const end = body + size;
+    const [nameLength, name] = leb(body);
+    const isNames = bytes[at] === 0 && bytes.subarray(name, name + nameLength).toString() === "name";
+    if (!isNames) kept.push(bytes.subarray(at, end));
+    at = end;
+  }
+  writeFileSync(path, Buffer.concat(kept));
+}
+
 const lite = wasmPack("lite", "wasm", { lto: true });
 const full = wasmPack("full", "wasm-full", { lto: false });
 
@@ -56,6 +84,7 @@ for (const f of ["semhash.js", "semhash.d.ts", "semhash_bg.wasm"]) {
   cpSync(join(lite, f), join(pkg, "wasm", f));
   cpSync(join(full, f), join(pkg, "full", f));
 }
+for (const flavour of ["wasm", "full"]) dropNameSection(join(pkg, flavour, "semhash_bg.wasm"));
 mkdirSync(join(pkg, "vendor"), { recursive: true });
 cpSync(join(root, "node_modules", "idb", "build", "index.js"), join(pkg, "vendor", "idb.js"));
 cpSync(join(root, "node_modules", "idb", "LICENSE"), join(pkg, "vendor", "idb.LICENSE"));

@@ -2,12 +2,13 @@
 // semhash-llm's wasm package in headless Chromium, for benches/bench: the
 // whole job a page runs on a JSONL file of {"id", "text"} documents.
 //
-//   node benches/wasm/chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl
+//   node benches/wasm/chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR]
 //
-// Serves PKG_DIR and the input on 127.0.0.1, starts Debian's Chromium
-// (/usr/bin/chromium, or $CHROMIUM) through npm `playwright-core` (the
-// workspace's dev dependency), and in the page: import the package's
-// "browser" export (fetches and compiles the module) -> fetch and parse the
+// Serves PKG_DIR, the input (and MODELS_DIR) on 127.0.0.1, starts Debian's
+// Chromium (/usr/bin/chromium, or $CHROMIUM) through npm `playwright-core`
+// (the workspace's dev dependency), and in the page: import the package's
+// "browser" export (fetches and compiles the module; with MODELS_DIR, the
+// full build's "./full" export, and loadModel fetches the model files) -> fetch and parse the
 // JSONL -> SemHash.open() (in-memory store) -> dedup(docs). Writes one line
 // per document; prints one JSON line: docs, clusters, snippets, timings (ms;
 // `page` = what the page measured, `browser_start` = launching Chromium).
@@ -20,9 +21,9 @@ import { createRequire } from "node:module";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const [pkgDir, input, output] = process.argv.slice(2).map((p) => p && resolve(p));
+const [pkgDir, input, output, models] = process.argv.slice(2).map((p) => p && resolve(p));
 if (!output) {
-  console.error("usage: chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl");
+  console.error("usage: chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR]");
   process.exit(2);
 }
 const t0 = performance.now();
@@ -41,7 +42,8 @@ if (!existsSync(executablePath)) {
 }
 
 const manifest = JSON.parse(readFileSync(join(pkgDir, "package.json"), "utf8"));
-const entry = manifest.exports?.["."]?.browser ?? manifest.exports?.["."]?.default ?? "index.js";
+const exported = manifest.exports?.[models ? "./full" : "."];
+const entry = exported?.browser ?? exported?.default ?? "index.js";
 const types = { ".js": "text/javascript", ".mjs": "text/javascript", ".wasm": "application/wasm",
                 ".html": "text/html", ".json": "application/json", ".jsonl": "text/plain" };
 const server = createServer((req, res) => {
@@ -51,11 +53,13 @@ const server = createServer((req, res) => {
     res.writeHead(200, { "content-type": "text/html" });
     return res.end("<!doctype html><title>semhash bench</title>");
   }
+  const under = (prefix, dir) => {
+    const f = resolve(dir, "." + decodeURIComponent(url.pathname.slice(prefix.length - 1)));
+    return f.startsWith(dir) ? f : null;
+  };
   if (url.pathname === "/input.jsonl") file = input;
-  else if (url.pathname.startsWith("/pkg/")) {
-    file = resolve(pkgDir, "." + decodeURIComponent(url.pathname.slice(4)));
-    if (!file.startsWith(pkgDir)) file = null;
-  }
+  else if (url.pathname.startsWith("/pkg/")) file = under("/pkg/", pkgDir);
+  else if (models && url.pathname.startsWith("/models/")) file = under("/models/", models);
   if (!file || !existsSync(file) || !statSync(file).isFile()) {
     res.writeHead(404);
     return res.end();
@@ -78,12 +82,14 @@ try {
   const page = await browser.newPage();
   await page.goto(base + "/");
   const browserStart = performance.now() - t1;
-  const result = await page.evaluate(async (entryUrl) => {
+  const result = await page.evaluate(async ({ entryUrl, full }) => {
     const t = {};
     let last = performance.now();
     const lap = (name) => { const now = performance.now(); t[name] = now - last; last = now; };
-    const { SemHash, version } = await import(entryUrl);
+    const { SemHash, version, loadModel } = await import(entryUrl);
     lap("load_module");
+    const model = full ? await loadModel("/models/") : undefined;
+    if (full) lap("load_model");
     const text = await (await fetch("/input.jsonl")).text();
     const docs = [];
     for (const line of text.split("\n")) {
@@ -93,17 +99,17 @@ try {
       }
     }
     lap("read");
-    const semhash = await SemHash.open();
+    const semhash = await SemHash.open({ model });
     const outcome = semhash.dedup(docs);
     lap("dedup");
     semhash.close();
     return { version: version?.(), docs: outcome.docs, snippets: outcome.snippets.length, timings_ms: t,
              userAgent: navigator.userAgent };
-  }, `${base}/pkg/${entry.replace(/^\.\//, "")}`);
+  }, { entryUrl: `${base}/pkg/${entry.replace(/^\.\//, "")}`, full: Boolean(models) });
   writeFileSync(output, result.docs.map((d) => JSON.stringify(d)).join("\n") + "\n");
   const clusters = new Set(result.docs.map((d) => d.cluster)).size;
   console.log(JSON.stringify({
-    host: "chromium", browser: browser.version(), package: manifest.version, semhash: result.version,
+    host: "chromium", build: models ? "full" : "lite", browser: browser.version(), package: manifest.version, semhash: result.version,
     docs: result.docs.length, clusters, snippets: result.snippets,
     timings_ms: { browser_start: browserStart, page: result.timings_ms, total: performance.now() - t0 },
   }));

@@ -1,9 +1,10 @@
 // The npm package in headless Chromium: IndexedDB persistence across a page
 // reload, schema migration, the Web Worker with progress and cancellation,
-// the known-answer vectors, and no console errors.
+// the known-answer vectors, the full build's semantic stage in the Web Worker
+// (model files fetched once, then from the Cache API), and no console errors.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { root, sample, vectors } from "./helpers.mjs";
+import { root, sample, vectors, PARAPHRASES, UNRELATED } from "./helpers.mjs";
 import { serve } from "./serve.mjs";
 import { launch } from "./browser.mjs";
 
@@ -147,6 +148,43 @@ test("lexical signatures in Chromium match the native known-answer vectors", asy
     return semhash.signBatch(texts).map((b) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join(""));
   }, v.vectors.map((x) => x.text));
   v.vectors.forEach((x, i) => assert.equal(got[i], x.bytes, `vector ${i}`));
+});
+
+test("the full build in the Web Worker finds a stored verse's paraphrase after a reload; model files are fetched once", async () => {
+  const modelRequests = [];
+  const onRequest = (r) => r.url().includes("/models/") && modelRequests.push(r.url());
+  browser.context.on("request", onRequest);
+  const stored = PARAPHRASES.map(([kjv], i) => ({ id: `kjv${i}`, text: kjv }))
+    .concat(UNRELATED.map((text, i) => ({ id: `other${i}`, text })));
+  const first = await page.evaluate(async (docs) => {
+    const { WorkerSemHash } = await import("/pkg/worker-client.js");
+    const worker = new WorkerSemHash(new URL("/pkg/worker.js", location.href));
+    const opened = await worker.open({ storeName: "semantic-test", model: "/models/" });
+    await worker.add(docs);
+    worker.close();
+    const cache = await caches.open("semhash-llm-models-v1");
+    return { opened, cached: (await cache.keys()).map((r) => new URL(r.url).pathname).sort() };
+  }, stored);
+  assert.equal(first.opened.semantic, true);
+  assert.deepEqual(first.cached, ["/models/sph-128.bin", "/models/student.onnx", "/models/tokenizer.json"]);
+  const fetchedFirst = modelRequests.length;
+
+  await page.reload();
+  const after = await page.evaluate(async (probes) => {
+    const { WorkerSemHash } = await import("/pkg/worker-client.js");
+    const worker = new WorkerSemHash(new URL("/pkg/worker.js", location.href));
+    const opened = await worker.open({ storeName: "semantic-test", model: "/models/" });
+    const matches = await worker.queryMany(probes);
+    worker.close();
+    return { size: opened.size, matches };
+  }, PARAPHRASES.map(([, web]) => web));
+  browser.context.off("request", onRequest);
+  assert.equal(after.size, stored.length);
+  after.matches.forEach((found, i) => {
+    assert.deepEqual(found.map((m) => [m.id, m.relation]), [[`kjv${i}`, "paraphrase"]], JSON.stringify(found));
+  });
+  assert.equal(fetchedFirst, 3, modelRequests.join(" "));
+  assert.equal(modelRequests.length, 3, `no model file fetched again after the reload: ${modelRequests.join(" ")}`);
 });
 
 test("no console errors", () => {

@@ -7,29 +7,12 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { pkg, root } from "./helpers.mjs";
+import { pkg, root, PARAPHRASES, UNRELATED } from "./helpers.mjs";
 
 const full = await import(join(pkg, "full.node.js"));
 const lite = await import(join(pkg, "index.node.js"));
 const models = join(root, "models");
 const model = await full.loadModel(models);
-
-// Verse pairs from two independent public-domain Bible translations (the
-// same as tests/encoder.rs), and texts unrelated to them.
-const PARAPHRASES = [
-  [
-    "And Solomon told her all her questions: and there was nothing hid from Solomon which he told her not.",
-    "Solomon answered all her questions. There wasn\u2019t anything hidden from Solomon which he didn\u2019t tell her.",
-  ],
-  [
-    "And he burnt sweet incense thereon; as the LORD commanded Moses.",
-    "and he burned incense of sweet spices on it, as Yahweh commanded Moses.",
-  ],
-];
-const UNRELATED = [
-  "The compiler reports an error when a borrowed value does not live long enough.",
-  "Preheat the oven, then bake the bread for forty minutes until the crust is brown.",
-];
 
 function agreement(a, b) {
   let same = 0, all = 0;
