@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pkg } from "./helpers.mjs";
+import { pkg, root, PARAPHRASES } from "./helpers.mjs";
 
 test("the packed tarball installs and imports by name in Node, with every environment's entry", () => {
   const dir = mkdtempSync(join(tmpdir(), "semhash-pack-"));
@@ -19,7 +19,11 @@ test("the packed tarball installs and imports by name in Node, with every enviro
       const target = manifest.exports["."][condition].replace(/^\.\//, "");
       assert.ok(paths.includes(target), `${condition} entry ${target} is in the tarball`);
     }
-    for (const f of ["wasm/semhash_bg.wasm", "wasm/semhash.js", "worker.js", "vendor/idb.js", "LICENSE"]) {
+    for (const condition of ["browser", "node", "types"]) {
+      const target = manifest.exports["./full"][condition].replace(/^\.\//, "");
+      assert.ok(paths.includes(target), `full ${condition} entry ${target} is in the tarball`);
+    }
+    for (const f of ["wasm/semhash_bg.wasm", "wasm/semhash.js", "full/semhash_bg.wasm", "worker.js", "vendor/idb.js", "LICENSE"]) {
       assert.ok(paths.includes(f), `${f} is in the tarball`);
     }
 
@@ -37,6 +41,18 @@ test("the packed tarball installs and imports by name in Node, with every enviro
     const out = JSON.parse(execFileSync("node", ["main.js"], { cwd: app, encoding: "utf8" }));
     assert.equal(out.version, manifest.version);
     assert.deepEqual(out.match, { id: "a", relation: "exact", score: 1 });
+
+    // The full build by name, its model files from where the user keeps them.
+    const [kjv, web] = PARAPHRASES[0];
+    writeFileSync(
+      join(app, "full.js"),
+      `import { SemHash, loadModel } from "semhash-llm/full";
+       const model = await loadModel(${JSON.stringify(join(root, "models"))});
+       const s = await SemHash.open({ model });
+       await s.add([{ id: "kjv", text: ${JSON.stringify(kjv)} }]);
+       console.log(JSON.stringify(s.query(${JSON.stringify(web)}).map((m) => [m.id, m.relation])));`,
+    );
+    assert.deepEqual(JSON.parse(execFileSync("node", ["full.js"], { cwd: app, encoding: "utf8" })), [["kjv", "paraphrase"]]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
