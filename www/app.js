@@ -13,7 +13,9 @@ const $ = (id) => document.getElementById(id);
 const STORE_NAME = "semhash-demo";
 // Every pair of up to ~80 documents; beyond, the linked pairs and a sample.
 const MAX_PAIRS = 3200;
+// Beyond these the page would take long to lay out; the export has everything.
 const MAX_CLUSTERS_SHOWN = 300;
+const MAX_SINGLES_SHOWN = 1000;
 const EXCERPT = 280;
 
 // How a relation is shown: its badge (kind) and words.
@@ -284,7 +286,10 @@ function renderResults() {
   if (!outcome.snippets.length) snippets.append(element("p", "hint", "No snippet is shared by enough documents."));
 
   $("singles").querySelector("summary").textContent = `${singles.length} documents without duplicates`;
-  $("singles-list").replaceChildren(...singles.map((r) => docLine(byId.get(r.id), r)));
+  $("singles-list").replaceChildren(...singles.slice(0, MAX_SINGLES_SHOWN).map((r) => docLine(byId.get(r.id), r)));
+  if (singles.length > MAX_SINGLES_SHOWN) {
+    $("singles-list").append(element("li", "hint", `${singles.length - MAX_SINGLES_SHOWN} more are in the export.`));
+  }
   $("results").hidden = false;
 }
 

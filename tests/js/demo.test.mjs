@@ -1,7 +1,7 @@
 // The demo page (www/) in headless Chromium with the real package and model:
 // the sample's clusters as its labels say, the pair inspector, exports,
-// signatures kept across a reload, phone width, no console errors. Writes the
-// screenshots in www/screenshots/.
+// signatures kept across a reload, phone width, cancel, offline after the
+// first visit, no console errors. Writes the screenshots in www/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, mkdirSync, statSync } from "node:fs";
@@ -59,8 +59,11 @@ test("the sample runs in the worker and the clusters are the ones its labels say
   await page.click("#load-sample");
   await page.locator("#run:enabled").waitFor();
   await page.click("#run");
-  // The page stays responsive while the worker runs: the progress label moves on.
+  // The page answers at once while the worker runs.
   await page.locator("#cancel:enabled").waitFor();
+  const started = Date.now();
+  await page.evaluate(() => document.getElementById("progress-label").textContent);
+  assert.ok(Date.now() - started < 1000, "the main thread is free during the run");
   await page.locator("#progress-label", { hasText: /^Done/ }).waitFor(SLOW);
 
   const outcome = await shownOutcome();
@@ -132,6 +135,26 @@ test("signatures stay stored across a reload and can be cleared", SLOW, async ()
 
   await page.click("#clear");
   await page.locator('#stored[data-count="0"]').waitFor(SLOW);
+});
+
+test("a run can be cancelled", SLOW, async () => {
+  await page.click("#load-sample");
+  await page.click("#run");
+  await page.locator("#cancel:enabled").click();
+  await page.locator("#progress-label", { hasText: /^Cancelled/ }).waitFor(SLOW);
+  assert.equal(await page.locator("#run").isEnabled(), true);
+});
+
+test("once loaded, the page and the run work offline", SLOW, async () => {
+  await page.evaluate(() => navigator.serviceWorker.ready);
+  await browser.context.setOffline(true);
+  await server.close();
+  await page.reload();
+  await page.locator("#engine.ready").waitFor(SLOW);
+  await page.click("#load-sample");
+  await page.click("#run");
+  await page.locator("#progress-label", { hasText: /^Done/ }).waitFor(SLOW);
+  assert.deepEqual(checkOutcome(rows, await shownOutcome()), []);
 });
 
 test("no console errors", () => {
