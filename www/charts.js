@@ -90,9 +90,9 @@ export function drawHistogram(container, pairs, boundaries, bins = 20) {
   const legend = node("g", { transform: `translate(${left}, ${height - 12})` });
   legend.append(
     node("rect", { y: -9, width: 10, height: 10, class: "bar same-cluster" }),
-    node("text", { x: 14, class: "axis" }, "pairs in one cluster"),
-    node("rect", { x: 150, y: -9, width: 10, height: 10, class: "bar other-cluster" }),
-    node("text", { x: 164, class: "axis" }, "pairs in different clusters"),
+    node("text", { x: 14, class: "axis" }, "same cluster"),
+    node("rect", { x: 130, y: -9, width: 10, height: 10, class: "bar other-cluster" }),
+    node("text", { x: 144, class: "axis" }, "different clusters"),
   );
   svg.append(legend);
   container.replaceChildren(svg);
