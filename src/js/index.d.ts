@@ -140,6 +140,8 @@ export class WorkerSemHash extends EventTarget {
   compare(a: string, b: string): Promise<Comparison>;
   size(): Promise<number>;
   dedup(docs: Doc[]): Promise<Outcome>;
+  /** Deletes every stored signature; the store stays open, empty. */
+  clear(): Promise<{ size: number; fingerprint: string; semantic: boolean }>;
   cancel(): void;
   close(): void;
 }

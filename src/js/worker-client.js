@@ -99,6 +99,11 @@ export class WorkerSemHash extends EventTarget {
     return this.#call("dedup", { docs });
   }
 
+  /** Deletes every stored signature; the store stays open, empty. */
+  clear() {
+    return this.#call("clear");
+  }
+
   /** Stops the work in flight: its promise rejects with an `AbortError`. */
   cancel() {
     if (!this.#worker) return;
