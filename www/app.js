@@ -3,7 +3,6 @@
 // encoder's worker does the de-duplication, a second (lite) worker scores
 // pairs for the histogram.
 import { WorkerSemHash } from "/pkg/worker-client.js";
-import { IndexedDBStore } from "/pkg/stores/indexeddb.js";
 import { splitParagraphs, parseFile, withIds } from "./input.js";
 import { wordDiff } from "./diff.js";
 import { drawBars, drawHistogram } from "./charts.js";
@@ -477,10 +476,7 @@ $("clear").addEventListener("click", async () => {
   setBusy(true);
   try {
     await ready.catch(() => {});
-    // Cleared from this thread (the store needs no wasm), then reopened in the
-    // worker: the package worker's own `clear` op fails to reopen (worker.js).
-    await new IndexedDBStore(STORE_NAME).clear();
-    ready = engine.open(ENGINE_OPTIONS);
+    ready = engine.clear();
     showStored((await ready).size);
     setProgress("Stored signatures cleared.", 0);
   } catch (e) {

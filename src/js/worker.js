@@ -39,9 +39,9 @@ const ops = {
   size: () => semhash.size,
   dedup: ({ docs }, progress) =>
     semhash.dedup(docs, { onProgress: (stage, done, total) => progress({ stage, done, total }) }),
-  async clear() {
+  async clear(_, progress) {
     await semhash.store.clear();
-    return ops.open(opened);
+    return ops.open(opened, progress);
   },
 };
 

@@ -105,7 +105,7 @@ test("a store made under another configuration is refused", async () => {
   assert.match(error.message, /reload-test/);
 });
 
-test("the Web Worker reports progress, can be cancelled, and keeps what it committed", async () => {
+test("the Web Worker reports progress, can be cancelled, keeps what it committed, and clears", async () => {
   const result = await page.evaluate(async (docs) => {
     const { WorkerSemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
     await new IndexedDBStore("worker-test").clear();
@@ -129,8 +129,10 @@ test("the Web Worker reports progress, can be cancelled, and keeps what it commi
     }
     // The next call starts a fresh worker on the same store.
     const size = await worker.size();
+    const cleared = await worker.clear();
+    const sizeAfterClear = await worker.size();
     worker.close();
-    return { added, matches, cancelled, size, addEvents: events.filter((e) => e.op === "add").map((e) => e.done) };
+    return { added, matches, cancelled, size, cleared: cleared.size, sizeAfterClear, stored: await new IndexedDBStore("worker-test").count(), addEvents: events.filter((e) => e.op === "add").map((e) => e.done) };
   }, docs);
   assert.equal(result.added, docs.length);
   assert.ok(result.matches.includes(docs[3].id), `${docs[3].id} in ${result.matches}`);
@@ -138,6 +140,7 @@ test("the Web Worker reports progress, can be cancelled, and keeps what it commi
   assert.equal(result.addEvents.at(-1), docs.length);
   assert.equal(result.cancelled, "AbortError");
   assert.equal(result.size, docs.length);
+  assert.deepEqual([result.cleared, result.sizeAfterClear, result.stored], [0, 0, 0], "clear() empties the index and the store");
 });
 
 test("lexical signatures in Chromium match the native known-answer vectors", async () => {
