@@ -1,0 +1,137 @@
+//! An LLM judge behind an OpenAI-compatible chat endpoint (llama.cpp's
+//! server, vLLM, Ollama): `POST {url}/v1/chat/completions` with the prompt of
+//! [`super::prompt`] and its JSON schema as `response_format`.
+//!
+//! Endpoints fail in ordinary ways (slow, overloaded, restarting, a small
+//! model that wanders off the schema), so each pair is tried again after a
+//! timeout, a connection failure, a 5xx or 429 answer or a reply without a
+//! verdict, waiting `backoff_ms` and doubling; other 4xx answers (a wrong URL,
+//! a refused key) would fail the same way again and are not retried. Every
+//! try builds a fresh prompt with a fresh nonce. At most `concurrency`
+//! requests are in flight, each on a thread of its own (the client blocks).
+
+use super::{prompt, EndpointConfig, Judge, Judgement, Pair};
+use crate::{Error, Result};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// The endpoint judge.
+pub struct Endpoint {
+    config: EndpointConfig,
+    agent: ureq::Agent,
+    /// Read from the environment once; never logged or put in an error.
+    api_key: Option<String>,
+}
+
+/// Why a try gave no verdict, and whether another might.
+enum Failure {
+    Retry(String),
+    Fatal(String),
+}
+
+impl Endpoint {
+    /// A judge for `config`; reads the API key from `config.api_key_env`.
+    pub fn new(config: EndpointConfig) -> Result<Endpoint> {
+        if config.concurrency == 0 {
+            return Err(Error::Config("judge concurrency must be at least 1".into()));
+        }
+        if !(config.url.starts_with("http://") || config.url.starts_with("https://")) {
+            return Err(Error::Config(format!("judge URL must start with http:// or https://, got {:?}", config.url)));
+        }
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(Duration::from_millis(config.timeout_ms.max(1))))
+            // Statuses are read below: a 5xx is retried, a 4xx is not.
+            .http_status_as_error(false)
+            .build()
+            .into();
+        let api_key = std::env::var(&config.api_key_env).ok().filter(|k| !k.is_empty());
+        Ok(Endpoint { config, agent, api_key })
+    }
+
+    fn url(&self) -> String {
+        format!("{}/v1/chat/completions", self.config.url.trim_end_matches('/'))
+    }
+
+    /// One pair, with retries.
+    fn ask(&self, pair: &Pair<'_>) -> Result<Judgement> {
+        let mut wait = Duration::from_millis(self.config.backoff_ms);
+        let mut last = String::new();
+        for attempt in 0..=self.config.retries {
+            if attempt > 0 {
+                std::thread::sleep(wait);
+                wait = wait.saturating_mul(2);
+            }
+            match self.once(pair) {
+                Ok(j) => return Ok(j),
+                Err(Failure::Retry(e)) => last = e,
+                Err(Failure::Fatal(e)) => return Err(Error::Input(format!("judge endpoint: {e}"))),
+            }
+        }
+        Err(Error::Input(format!("judge endpoint: {last} (after {} tries)", self.config.retries + 1)))
+    }
+
+    /// One try.
+    fn once(&self, pair: &Pair<'_>) -> std::result::Result<Judgement, Failure> {
+        let nonce = fresh_nonce().map_err(Failure::Fatal)?;
+        let body = prompt::request(&self.config.model, self.config.max_tokens, pair.a, pair.b, &nonce).to_string();
+        let mut request = self.agent.post(self.url()).header("Content-Type", "application/json");
+        if let Some(key) = &self.api_key {
+            request = request.header("Authorization", format!("Bearer {key}"));
+        }
+        let mut response = request.send(body).map_err(|e| match e {
+            ureq::Error::Timeout(_) | ureq::Error::Io(_) | ureq::Error::ConnectionFailed => {
+                Failure::Retry(e.to_string())
+            }
+            other => Failure::Fatal(other.to_string()),
+        })?;
+        let status = response.status().as_u16();
+        let text =
+            response.body_mut().read_to_string().map_err(|e| Failure::Retry(format!("reading the reply: {e}")))?;
+        match status {
+            200..=299 => prompt::parse_reply(&text).map_err(Failure::Retry),
+            429 | 500..=599 => Err(Failure::Retry(format!("HTTP {status}"))),
+            _ => Err(Failure::Fatal(format!("HTTP {status}: {}", text.chars().take(200).collect::<String>()))),
+        }
+    }
+}
+
+/// A fence nonce from the OS random source.
+fn fresh_nonce() -> std::result::Result<String, String> {
+    let mut bytes = [0u8; prompt::NONCE_BYTES];
+    getrandom::fill(&mut bytes).map_err(|e| format!("no random source for the prompt fence: {e}"))?;
+    Ok(prompt::nonce_from(&bytes))
+}
+
+impl Judge for Endpoint {
+    fn name(&self) -> &'static str {
+        "endpoint"
+    }
+
+    fn judge(&self, pairs: &[Pair<'_>]) -> Vec<Result<Judgement>> {
+        let next = AtomicUsize::new(0);
+        let workers = self.config.concurrency.min(pairs.len());
+        let mut slots: Vec<Option<Result<Judgement>>> = (0..pairs.len()).map(|_| None).collect();
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..workers)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            if i >= pairs.len() {
+                                return done;
+                            }
+                            done.push((i, self.ask(&pairs[i])));
+                        }
+                    })
+                })
+                .collect();
+            for handle in handles {
+                for (i, outcome) in handle.join().expect("judge worker panicked") {
+                    slots[i] = Some(outcome);
+                }
+            }
+        });
+        slots.into_iter().map(|s| s.expect("every pair was taken by a worker")).collect()
+    }
+}
