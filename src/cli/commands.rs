@@ -282,7 +282,7 @@ fn judge(args: JudgeArgs) -> Result<()> {
                 config.model = model;
             }
             if let Some(seconds) = args.judge_timeout {
-                if !(seconds > 0.0) {
+                if seconds.is_nan() || seconds <= 0.0 {
                     return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
                 }
                 config.timeout_ms = (seconds * 1e3).ceil() as u64;
