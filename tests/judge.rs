@@ -400,6 +400,14 @@ fn client_errors_are_not_retried_and_keys_never_show() {
 }
 
 #[test]
+fn bad_settings_are_refused_up_front() {
+    let refused = |config: EndpointConfig| Endpoint::new(config).err().map(|e| e.to_string()).unwrap_or_default();
+    let https = refused(EndpointConfig { url: "https://example.invalid".into(), ..Default::default() });
+    assert!(https.contains("no TLS"), "{https}");
+    assert!(refused(EndpointConfig { concurrency: 0, ..Default::default() }).contains("concurrency"));
+}
+
+#[test]
 fn a_slow_reply_times_out_and_is_retried() {
     let server = serve(|n, r| Reply {
         delay: Duration::from_millis(if n == 0 { 2_000 } else { 0 }),
@@ -423,14 +431,14 @@ fn a_slow_reply_times_out_and_is_retried() {
 #[test]
 fn at_most_concurrency_requests_are_in_flight() {
     for limit in [1, 3] {
-        let server = serve(|_, r| Reply { delay: Duration::from_millis(80), ..ok(&verdict(gullible(r))) });
+        let server = serve(|_, r| Reply { delay: Duration::from_millis(150), ..ok(&verdict(gullible(r))) });
         let judge = endpoint(&server, |c| c.concurrency = limit);
         let texts: Vec<(&str, &str)> = (0..9).map(|_| ("x y", "x y")).collect();
         let started = std::time::Instant::now();
         assert!(judge.judge(&pairs(&texts)).iter().all(|o| o.is_ok()));
         assert_eq!(server.most_in_flight.load(Ordering::SeqCst), limit);
-        // 9 requests of 80 ms, `limit` at a time.
-        assert!(started.elapsed() >= Duration::from_millis(80 * 9 / limit as u64));
+        // 9 requests of 150 ms, `limit` at a time.
+        assert!(started.elapsed() >= Duration::from_millis(150 * 9 / limit as u64));
     }
 }
 

@@ -335,7 +335,8 @@ mod align_defaults {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EndpointConfig {
-    /// The server's base URL; requests go to `{url}/v1/chat/completions`.
+    /// The server's base URL, `http://` only (no TLS in this build); requests
+    /// go to `{url}/v1/chat/completions`.
     pub url: String,
     /// The `model` field of each request (llama.cpp's server ignores it;
     /// vLLM and Ollama route by it).
