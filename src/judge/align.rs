@@ -65,7 +65,7 @@ impl Aligner {
 
 /// BERTScore F1 of two texts' token rows (each `d` floats, L2-normalised).
 /// Two empty texts align perfectly; one empty text aligns with nothing.
-pub fn alignment_f1(a: &[f32], b: &[f32], d: usize) -> f32 {
+fn alignment_f1(a: &[f32], b: &[f32], d: usize) -> f32 {
     let (n, m) = (a.len() / d, b.len() / d);
     if n == 0 || m == 0 {
         return if n == m { 1.0 } else { 0.0 };

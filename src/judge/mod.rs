@@ -141,7 +141,7 @@ pub trait Judge: Send + Sync {
 /// use semhash::judge::{merge, Judgement};
 /// let sure_judge = Judgement::new(true, 0.9);
 /// assert!(merge(0.4, 1.0, &sure_judge) > 0.99); // the model knew nothing
-/// assert!((merge(0.4, 0.5, &sure_judge) - 0.71).abs() < 0.01);
+/// assert!((merge(0.4, 0.5, &sure_judge) - 0.786).abs() < 0.001); // (0.5 * 0.4 + 0.9) / 1.4
 /// assert_eq!(merge(0.4, 0.3, &Judgement::new(true, 0.0)), 0.4);
 /// ```
 pub fn merge(model_p: f32, model_uncertainty: f32, judgement: &Judgement) -> f32 {
