@@ -79,7 +79,7 @@ impl Endpoint {
     /// One try.
     fn once(&self, pair: &Pair<'_>) -> std::result::Result<Judgement, Failure> {
         let nonce = fresh_nonce().map_err(Failure::Fatal)?;
-        let body = prompt::request(&self.config.model, self.config.max_tokens, pair.a, pair.b, &nonce).to_string();
+        let body = prompt::request(&self.config, pair.a, pair.b, &nonce).to_string();
         let mut request = self.agent.post(self.url()).header("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));

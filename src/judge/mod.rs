@@ -182,7 +182,7 @@ impl Budget {
     /// [`Budget::calls`] of them.
     pub fn pick(&self, candidates: usize, pairs: &[Uncertain<'_>]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..pairs.len()).collect();
-        let key = |i: usize| (-clamp01(pairs[i].uncertainty), (pairs[i].p - 0.5).abs());
+        let key = |i: usize| (-clamp01(pairs[i].uncertainty), (clamp01(pairs[i].p) - 0.5).abs());
         order.sort_by(|&x, &y| key(x).partial_cmp(&key(y)).expect("no NaN after clamping").then(x.cmp(&y)));
         order.truncate(self.calls(candidates));
         order
@@ -355,6 +355,9 @@ pub struct EndpointConfig {
     pub api_key_env: String,
     /// Longest reply, in tokens.
     pub max_tokens: u32,
+    /// Characters of each document sent (the rest is cut, and the prompt
+    /// says so): both documents must fit the model's context.
+    pub max_doc_chars: usize,
 }
 
 impl Default for EndpointConfig {
@@ -368,6 +371,7 @@ impl Default for EndpointConfig {
             concurrency: 4,
             api_key_env: "SEMHASH_JUDGE_API_KEY".into(),
             max_tokens: 200,
+            max_doc_chars: 6000,
         }
     }
 }
