@@ -366,6 +366,29 @@ fn a_server_that_ignores_the_schema_is_still_read() {
 }
 
 #[test]
+fn a_server_that_refuses_the_schema_form_is_asked_in_a_simpler_one() {
+    // As llama-cpp-python's server does: json_schema refused (as a 500), its own json_object form taken.
+    let server = serve(|_, r| match r.body["response_format"]["type"].as_str() {
+        Some("json_schema") => Reply {
+            status: 500,
+            body: r#"{"detail": "response_format.type: Input should be 'text' or 'json_object'"}"#.into(),
+            delay: Duration::ZERO,
+        },
+        Some("json_object") if r.body["response_format"]["schema"]["required"].is_array() => ok(&verdict(gullible(r))),
+        _ => status(400),
+    });
+    let judge = endpoint(&server, |c| {
+        c.retries = 0;
+        c.concurrency = 1;
+    });
+    let outcomes = judge.judge(&pairs(&[("same words", "same words"), ("one thing", "another matter")]));
+    assert_eq!(outcomes.iter().map(|o| o.as_ref().unwrap().duplicate).collect::<Vec<_>>(), [true, false]);
+    let forms: Vec<Value> =
+        server.seen.lock().unwrap().iter().map(|r| r.body["response_format"]["type"].clone()).collect();
+    assert_eq!(forms, [json!("json_schema"), json!("json_object"), json!("json_object")], "the step down sticks");
+}
+
+#[test]
 fn failures_after_the_last_retry_lose_no_pair() {
     // The server fails every request about one document, answers the others.
     let server = serve(|_, r| if messages(&r.body).1.contains("cursed") { status(500) } else { ok(&verdict(true)) });

@@ -9,10 +9,17 @@
 //! a refused key) would fail the same way again and are not retried. Every
 //! try builds a fresh prompt with a fresh nonce. At most `concurrency`
 //! requests are in flight, each on a thread of its own (the client blocks).
+//!
+//! Servers differ in how they take the answer's schema (llama-cpp-python's
+//! refuses OpenAI's `json_schema` form and takes its own `json_object` one):
+//! a refusal that names `response_format` moves the judge to the next simpler
+//! form ([`ResponseFormat::simpler`]) for every later request, and the try
+//! does not count against the retries.
 
-use super::{prompt, EndpointConfig, Judge, Judgement, Pair};
+use super::{prompt, EndpointConfig, Judge, Judgement, Pair, ResponseFormat};
 use crate::{Error, Result};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// The endpoint judge.
@@ -21,12 +28,16 @@ pub struct Endpoint {
     agent: ureq::Agent,
     /// Read from the environment once; never logged or put in an error.
     api_key: Option<String>,
+    /// The form the server is known to take, shared by the workers.
+    format: Mutex<ResponseFormat>,
 }
 
 /// Why a try gave no verdict, and whether another might.
 enum Failure {
     Retry(String),
     Fatal(String),
+    /// The server refused the answer's form; try again in a simpler one.
+    Simpler,
 }
 
 impl Endpoint {
@@ -51,7 +62,8 @@ impl Endpoint {
             .build()
             .into();
         let api_key = std::env::var(&config.api_key_env).ok().filter(|k| !k.is_empty());
-        Ok(Endpoint { config, agent, api_key })
+        let format = Mutex::new(config.response_format);
+        Ok(Endpoint { config, agent, api_key, format })
     }
 
     fn url(&self) -> String {
@@ -62,15 +74,19 @@ impl Endpoint {
     fn ask(&self, pair: &Pair<'_>) -> Result<Judgement> {
         let mut wait = Duration::from_millis(self.config.backoff_ms);
         let mut last = String::new();
-        for attempt in 0..=self.config.retries {
-            if attempt > 0 {
-                std::thread::sleep(wait);
-                wait = wait.saturating_mul(2);
-            }
+        let mut attempt = 0;
+        while attempt <= self.config.retries {
             match self.once(pair) {
                 Ok(j) => return Ok(j),
+                // At most two steps down (three forms): not a try.
+                Err(Failure::Simpler) => continue,
                 Err(Failure::Retry(e)) => last = e,
                 Err(Failure::Fatal(e)) => return Err(Error::Input(format!("judge endpoint: {e}"))),
+            }
+            attempt += 1;
+            if attempt <= self.config.retries {
+                std::thread::sleep(wait);
+                wait = wait.saturating_mul(2);
             }
         }
         Err(Error::Input(format!("judge endpoint: {last} (after {} tries)", self.config.retries + 1)))
@@ -79,7 +95,8 @@ impl Endpoint {
     /// One try.
     fn once(&self, pair: &Pair<'_>) -> std::result::Result<Judgement, Failure> {
         let nonce = fresh_nonce().map_err(Failure::Fatal)?;
-        let body = prompt::request(&self.config, pair.a, pair.b, &nonce).to_string();
+        let format = *self.format.lock().expect("format lock");
+        let body = prompt::request(&self.config, format, pair.a, pair.b, &nonce).to_string();
         let mut request = self.agent.post(self.url()).header("Content-Type", "application/json");
         if let Some(key) = &self.api_key {
             request = request.header("Authorization", format!("Bearer {key}"));
@@ -93,6 +110,14 @@ impl Endpoint {
         let status = response.status().as_u16();
         let text =
             response.body_mut().read_to_string().map_err(|e| Failure::Retry(format!("reading the reply: {e}")))?;
+        if !(200..=299).contains(&status) && text.contains("response_format") {
+            if let Some(simpler) = format.simpler() {
+                // Another worker may have stepped down already: never step up.
+                let mut known = self.format.lock().expect("format lock");
+                *known = (*known).max(simpler);
+                return Err(Failure::Simpler);
+            }
+        }
         match status {
             200..=299 => prompt::parse_reply(&text).map_err(Failure::Retry),
             429 | 500..=599 => Err(Failure::Retry(format!("HTTP {status}"))),

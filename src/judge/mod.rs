@@ -358,6 +358,34 @@ pub struct EndpointConfig {
     /// Characters of each document sent (the rest is cut, and the prompt
     /// says so): both documents must fit the model's context.
     pub max_doc_chars: usize,
+    /// How the answer's form is asked for. A server that refuses this form
+    /// (its error names `response_format`) is asked in the next simpler one
+    /// from then on: `json_schema`, then `json_object`, then `none`.
+    pub response_format: ResponseFormat,
+}
+
+/// How a chat request constrains the answer to the verdict's JSON schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseFormat {
+    /// `{"type": "json_schema", "json_schema": {"schema": ...}}`: OpenAI's
+    /// form, served by llama.cpp's server, vLLM and Ollama.
+    JsonSchema,
+    /// `{"type": "json_object", "schema": ...}`: llama-cpp-python's server.
+    JsonObject,
+    /// No constraint: the verdict is read from the reply's text.
+    None,
+}
+
+impl ResponseFormat {
+    /// The next simpler form, if any.
+    pub fn simpler(self) -> Option<ResponseFormat> {
+        match self {
+            ResponseFormat::JsonSchema => Some(ResponseFormat::JsonObject),
+            ResponseFormat::JsonObject => Some(ResponseFormat::None),
+            ResponseFormat::None => None,
+        }
+    }
 }
 
 impl Default for EndpointConfig {
@@ -372,6 +400,7 @@ impl Default for EndpointConfig {
             api_key_env: "SEMHASH_JUDGE_API_KEY".into(),
             max_tokens: 200,
             max_doc_chars: 6000,
+            response_format: ResponseFormat::JsonSchema,
         }
     }
 }

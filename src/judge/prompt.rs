@@ -18,7 +18,7 @@
 //! This module is pure text (no I/O), so every judge that talks to an LLM,
 //! over HTTP or through a host callback, sends the same prompt.
 
-use super::Judgement;
+use super::{Judgement, ResponseFormat};
 use crate::decide::Relation;
 use serde_json::{json, Value};
 
@@ -110,9 +110,10 @@ pub fn schema() -> Value {
     })
 }
 
-/// The body of a `POST /v1/chat/completions` request judging one pair.
-pub fn request(config: &super::EndpointConfig, a: &str, b: &str, nonce: &str) -> Value {
-    json!({
+/// The body of a `POST /v1/chat/completions` request judging one pair, its
+/// answer constrained in the form `format`.
+pub fn request(config: &super::EndpointConfig, format: ResponseFormat, a: &str, b: &str, nonce: &str) -> Value {
+    let mut body = json!({
         "model": config.model,
         "temperature": 0,
         "max_tokens": config.max_tokens,
@@ -120,11 +121,16 @@ pub fn request(config: &super::EndpointConfig, a: &str, b: &str, nonce: &str) ->
             {"role": "system", "content": system_message(nonce)},
             {"role": "user", "content": user_message(a, b, nonce, config.max_doc_chars)},
         ],
-        "response_format": {
-            "type": "json_schema",
-            "json_schema": {"name": "judgement", "strict": true, "schema": schema()},
-        },
-    })
+    });
+    let constraint = match format {
+        ResponseFormat::JsonSchema => {
+            json!({"type": "json_schema", "json_schema": {"name": "judgement", "strict": true, "schema": schema()}})
+        }
+        ResponseFormat::JsonObject => json!({"type": "json_object", "schema": schema()}),
+        ResponseFormat::None => return body,
+    };
+    body["response_format"] = constraint;
+    body
 }
 
 /// Reads the verdict from a chat-completions response body. The message
