@@ -15,7 +15,8 @@
 //! 3. [`index`]: exact keys behind a Bloom filter, LSH bands chosen from the
 //!    threshold, passage postings; hot buckets capped.
 //! 4. [`decide`]: similarity estimates → relation (exact, near, contained_in,
-//!    contains) and score; viral snippets reported, not merged.
+//!    contains) and score; viral snippets reported, not merged. [`judge`]
+//!    gives the pairs the model is least sure of a second opinion, under a budget.
 //! 5. [`cluster`]: union-find, one representative per cluster.
 //!
 //! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use.
@@ -46,6 +47,7 @@ pub mod eval;
 pub mod index;
 #[cfg(feature = "cli")]
 pub mod io;
+pub mod judge;
 pub mod normalize;
 mod par;
 pub mod pipeline;

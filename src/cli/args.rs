@@ -39,6 +39,10 @@ pub enum Command {
     /// Print the configuration (defaults with any flags applied) as JSON, to
     /// edit and pass back with --config.
     Config(PipelineArgs),
+    /// Ask a judge about pairs: reads JSONL objects with fields "a" and "b"
+    /// (an "id" field is passed through), writes one line per pair with the
+    /// judge's verdict (duplicate, confidence, relation, score) or its error.
+    Judge(JudgeArgs),
     /// Learn the semantic hyperplanes (K-bit codes) on a corpus's embeddings
     /// and write them as a projection file; reports learned against random
     /// hyperplanes.
@@ -223,6 +227,51 @@ pub struct EvalArgs {
     /// Also write the measures as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct JudgeArgs {
+    /// Pairs file (JSONL with "a" and "b"); `-` or nothing for stdin.
+    #[arg(value_name = "INPUT")]
+    pub input: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Which judge: local (token alignment with the student encoder, offline)
+    /// or endpoint (an LLM behind an OpenAI-compatible chat endpoint).
+    #[arg(long, value_enum, default_value_t = JudgeKindArg::Local)]
+    pub judge: JudgeKindArg,
+    /// Base URL of the endpoint (requests go to URL/v1/chat/completions);
+    /// default http://127.0.0.1:8080. The API key, if any, is read from the
+    /// environment variable SEMHASH_JUDGE_API_KEY.
+    #[arg(long, value_name = "URL")]
+    pub judge_url: Option<String>,
+    /// The "model" field of each request (llama.cpp's server ignores it).
+    #[arg(long, value_name = "NAME")]
+    pub judge_model: Option<String>,
+    /// Seconds one request may take (default 30).
+    #[arg(long, value_name = "SECONDS")]
+    pub judge_timeout: Option<f64>,
+    /// Further tries of a pair after a timeout, a 5xx answer or a reply without a verdict (default 2).
+    #[arg(long, value_name = "N")]
+    pub judge_retries: Option<u32>,
+    /// Requests in flight at once (default 4).
+    #[arg(long, value_name = "N")]
+    pub judge_concurrency: Option<usize>,
+    /// Directory holding student.onnx and tokenizer.json (local judge).
+    #[arg(long, default_value = "models", value_name = "DIR")]
+    pub models: PathBuf,
+    /// On a bad line: stop, or skip it (reported on stderr).
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
+    pub on_error: OnErrorArg,
+    /// Worker threads for the local judge (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JudgeKindArg {
+    Local,
+    Endpoint,
 }
 
 #[derive(Args, Debug)]

@@ -21,6 +21,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Query(a) => query(a),
         Command::Remove(a) => remove(a),
         Command::Eval(a) => eval(a),
+        Command::Judge(a) => judge(a),
         Command::TrainSph(a) => train_sph(a),
         Command::Config(a) => {
             let config = pipeline(&a)?;
@@ -262,6 +263,64 @@ fn compare(args: CompareArgs) -> Result<()> {
         return Err(Error::Input("compare writes JSONL only".into()));
     }
     jsonl::write(out, lines)
+}
+
+fn judge(args: JudgeArgs) -> Result<()> {
+    use semhash::judge::{AlignConfig, Aligner, Endpoint, EndpointConfig, Judge, Pair};
+    threads(args.threads)?;
+    let judge: Box<dyn Judge> = match args.judge {
+        JudgeKindArg::Local => Box::new(Aligner::new(
+            std::sync::Arc::new(ModelFiles::read(&args.models)?.encoder()?),
+            AlignConfig::default(),
+        )),
+        JudgeKindArg::Endpoint => {
+            let mut config = EndpointConfig::default();
+            if let Some(url) = args.judge_url {
+                config.url = url;
+            }
+            if let Some(model) = args.judge_model {
+                config.model = model;
+            }
+            if let Some(seconds) = args.judge_timeout {
+                if seconds.is_nan() || seconds <= 0.0 {
+                    return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
+                }
+                config.timeout_ms = (seconds * 1e3).ceil() as u64;
+            }
+            if let Some(n) = args.judge_retries {
+                config.retries = n;
+            }
+            if let Some(n) = args.judge_concurrency {
+                config.concurrency = n;
+            }
+            Box::new(Endpoint::new(config)?)
+        }
+    };
+    let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
+    let started = Instant::now();
+    let batch: Vec<Pair> = pairs.iter().map(|p| Pair { a: &p.a, b: &p.b, p: 0.5 }).collect();
+    let outcomes = judge.judge(&batch);
+    let seconds = started.elapsed().as_secs_f64();
+    let failed = outcomes.iter().filter(|o| o.is_err()).count();
+    let lines = pairs.iter().zip(&outcomes).map(|(p, outcome)| match outcome {
+        Ok(j) => json!({
+            "line": p.line, "id": p.id, "duplicate": j.duplicate, "confidence": j.confidence,
+            "relation": j.relation, "score": j.score,
+        }),
+        Err(e) => json!({"line": p.line, "id": p.id, "error": e.to_string()}),
+    });
+    let out = args.output.output.as_deref();
+    if format_of(args.output.output_format, out) == Format::Parquet {
+        return Err(Error::Input("judge writes JSONL only".into()));
+    }
+    jsonl::write(out, lines)?;
+    eprintln!(
+        "semhash: {} judge: {} pairs, {failed} without a verdict, {seconds:.2} s ({:.1} pairs/s)",
+        judge.name(),
+        pairs.len(),
+        pairs.len() as f64 / seconds.max(1e-9)
+    );
+    Ok(())
 }
 
 fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {

@@ -82,6 +82,8 @@ struct WindowOutput {
     sum: Vec<f32>,
     /// Attention each token receives, summed over heads and queries.
     received: Vec<f32>,
+    /// The last hidden state of each token, token-major; empty unless asked for.
+    states: Vec<f32>,
 }
 
 /// One window of one text, tokenized.
@@ -118,6 +120,38 @@ impl Encoder {
     /// Encodes texts; the result is in the order of `texts`.
     pub fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>> {
         let windows = self.windows(texts)?;
+        let outputs = self.run_windows(&windows, false)?;
+        Ok(self.assemble(texts.len(), &windows, outputs))
+    }
+
+    /// Each text's last hidden states, one L2-normalised row of
+    /// [`Encoder::dims`] floats per token, in text order; special tokens are
+    /// left out and a token two windows share is kept once. For token-level
+    /// alignment of two texts (the judge's verifier).
+    pub fn token_states(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let windows = self.windows(texts)?;
+        let outputs = self.run_windows(&windows, true)?;
+        let d = self.dims;
+        let mut out = vec![Vec::new(); texts.len()];
+        // Windows of a text come in order: a token ending before the last kept one is an overlap.
+        let mut kept_to = vec![0usize; texts.len()];
+        for (w, output) in windows.iter().zip(outputs) {
+            for (j, span) in w.offsets.iter().enumerate() {
+                let Some(span) = span else { continue };
+                if span.end <= kept_to[w.text] && !out[w.text].is_empty() {
+                    continue;
+                }
+                kept_to[w.text] = span.end;
+                let row = &output.states[j * d..(j + 1) * d];
+                let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                out[w.text].extend(row.iter().map(|x| x / norm));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Runs every window, in batches of similar length; outputs in window order.
+    fn run_windows(&self, windows: &[Window], keep_states: bool) -> Result<Vec<WindowOutput>> {
         // Similar lengths together: a batch pads to its longest window.
         let mut order: Vec<usize> = (0..windows.len()).collect();
         order.sort_by_key(|&w| (windows[w].ids.len(), w));
@@ -130,14 +164,13 @@ impl Encoder {
                 end += 1;
             }
             let batch = &order[start..end];
-            let results = self.run(&batch.iter().map(|&w| &windows[w]).collect::<Vec<_>>())?;
+            let results = self.run(&batch.iter().map(|&w| &windows[w]).collect::<Vec<_>>(), keep_states)?;
             for (&w, output) in batch.iter().zip(results) {
                 outputs[w] = Some(output);
             }
             start = end;
         }
-        let outputs = outputs.into_iter().map(|o| o.expect("every window ran")).collect::<Vec<_>>();
-        Ok(self.assemble(texts.len(), &windows, outputs))
+        Ok(outputs.into_iter().map(|o| o.expect("every window ran")).collect())
     }
 
     /// Tokenizes each text into windows of at most `max_tokens`.
@@ -175,7 +208,7 @@ impl Encoder {
     }
 
     /// Runs one batch.
-    fn run(&self, batch: &[&Window]) -> Result<Vec<WindowOutput>> {
+    fn run(&self, batch: &[&Window], keep_states: bool) -> Result<Vec<WindowOutput>> {
         let t = batch.iter().map(|w| w.ids.len()).max().unwrap_or(1);
         let b = batch.len();
         let mut ids = vec![0i64; b * t];
@@ -206,7 +239,12 @@ impl Encoder {
                     r.iter_mut().enumerate().for_each(|(j, x)| *x += attention[[i, h, q, j]]);
                 }
             }
-            out.push(WindowOutput { sum: s, received: r });
+            let mut states = Vec::new();
+            if keep_states {
+                states.reserve(n * d);
+                (0..n).for_each(|j| states.extend((0..d).map(|k| hidden[[i, j, k]])));
+            }
+            out.push(WindowOutput { sum: s, received: r, states });
         }
         Ok(out)
     }
