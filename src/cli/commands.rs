@@ -2,7 +2,7 @@
 
 use super::args::*;
 use super::progress::Bar;
-use semhash::decide::{PairSignals, Verdict};
+use semhash::decide::{Decider, PairSignals, Verdict};
 use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
 use semhash::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
 use semhash::store::{FileStore, Incremental};
@@ -398,7 +398,6 @@ fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<
     let results = match signals {
         None => compare_all(deduper, &pairs)?,
         Some(file) => {
-            use semhash::decide::Decider;
             let signals = read_signals(file)?;
             if signals.len() != pairs.len() {
                 return Err(Error::Input(format!(
@@ -611,7 +610,6 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
         let index: Vec<(usize, usize)> = (0..chosen.len()).map(|i| (2 * i, 2 * i + 1)).collect();
         let budget = 10;
         let block = |p: &Projection| {
-            use semhash::decide::Decider;
             let (i, t) = (semhash::index::IndexConfig::default(), Config::default().decide.blocking().semantic_cosine);
             semhash::semantic::MultiIndex::new(
                 args.bits as u32,
@@ -678,13 +676,56 @@ struct SignedPairs {
     embedded: usize,
 }
 
+/// Embeds the short texts as [`Deduper::embed_short`] does, reusing the
+/// sketches of texts embedded before when `cache` (a directory) has them:
+/// other augmentation settings change a few thousand texts, not all of them.
+fn embed_cached(
+    semantic: &Deduper,
+    texts: &[&str],
+    sigs: &mut [semhash::sketch::Signature],
+    cache: Option<&Path>,
+) -> Result<usize> {
+    use semhash::semantic::SemanticSketch;
+    let file = cache.map(|dir| dir.join("sketches.json"));
+    let mut known: std::collections::HashMap<String, SemanticSketch> =
+        file.as_ref().and_then(|p| std::fs::read(p).ok()).and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let key = |t: &str| format!("{:032x}", semhash::sketch::hash::hash128(t.as_bytes()));
+    let missing: Vec<usize> = (0..texts.len()).filter(|&i| !known.contains_key(&key(texts[i]))).collect();
+    let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+    let mut missing_sigs: Vec<_> = missing.iter().map(|&i| sigs[i].clone()).collect();
+    let bar = Bar::new(false);
+    semantic.embed_short(&missing_texts, &mut missing_sigs, &bar)?;
+    bar.finish();
+    for (t, s) in missing_texts.iter().zip(missing_sigs) {
+        if let Some(sketch) = s.semantic {
+            known.insert(key(t), sketch);
+        }
+    }
+    let max_chars = semantic.config().decide.blocking().semantic_max_chars;
+    let mut embedded = 0;
+    for (t, sig) in texts.iter().zip(sigs.iter_mut()) {
+        if sig.char_len <= max_chars {
+            sig.semantic = known.get(&key(t)).cloned();
+            embedded += 1;
+        }
+    }
+    if let Some(path) = &file {
+        std::fs::create_dir_all(path.parent().expect("in a directory"))
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        std::fs::write(path, serde_json::to_vec(&known).expect("sketches serialise"))
+            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(embedded)
+}
+
 /// Signs the texts of `made` as one corpus, embeds the short ones as the
 /// pipeline does, and turns each pair into features. A lookalike of
-/// neighbours that the signals call a near copy is probably a true duplicate
-/// inside the corpus (a package and its -dev twin): unsure, it is left out.
-fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper) -> Result<SignedPairs> {
+/// neighbours that the signals call a near copy (weighted similarity 0.8,
+/// containment 0.95) is probably a true duplicate inside the corpus: unsure,
+/// it is left out. Below that, similar neighbours (a package and its -dev
+/// twin) are the hard negatives the boundary most needs.
+fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper, cache: Option<&Path>) -> Result<SignedPairs> {
     use semhash::decide::features::features;
-    use semhash::decide::Decider;
     let mut index_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut texts: Vec<&str> = Vec::new();
     let ids: Vec<(usize, usize)> = made
@@ -701,14 +742,12 @@ fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper) -> Resul
         .collect();
     eprintln!("semhash: {} training pairs over {} distinct texts", made.len(), texts.len());
     let mut sigs = lexical.sign_batch(&texts, &semhash::pipeline::Silent)?;
-    let bar = Bar::new(false);
-    let embedded = semantic.embed_short(&texts, &mut sigs, &bar)?;
-    bar.finish();
+    let embedded = embed_cached(semantic, &texts, &mut sigs, cache)?;
     let decide = &lexical.config().decide;
     let mut out = SignedPairs { kept: Vec::new(), left_out: 0, texts: texts.len(), embedded };
     for (m, &(a, b)) in made.iter().zip(&ids) {
         let s = PairSignals::between(&sigs[a], &sigs[b], decide.min_samples());
-        let near_copy = s.weighted_sim >= 0.5 || s.a_in_b.unwrap_or(0.0).max(s.b_in_a.unwrap_or(0.0)) >= 0.9;
+        let near_copy = s.weighted_sim >= 0.8 || s.a_in_b.unwrap_or(0.0).max(s.b_in_a.unwrap_or(0.0)) >= 0.95;
         if !m.duplicate && near_copy && matches!(m.kind.as_str(), "Adjacent" | "Nearest") {
             out.left_out += 1;
             continue;
@@ -723,7 +762,6 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
     use semhash::decide::features::NAMES;
     use semhash::decide::fusion::{Candidates, Parts};
     use semhash::decide::train::{self, Example, TrainConfig};
-    use semhash::decide::Decider;
     threads(args.threads)?;
     if let Some(d) = args.drop.iter().find(|d| !NAMES.contains(&d.as_str())) {
         return Err(Error::Config(format!("--drop {d:?}: not a feature; they are {NAMES:?}")));
@@ -782,7 +820,8 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
         None => {
             let files = ModelFiles::read(&args.models)?;
             let stage = files.stage(&args.models, &args.models.join("sph-128.bin"))?;
-            let signed = sign_pairs(&made, &lexical, &Deduper::new(Config::default())?.with_semantic(stage))?;
+            let semantic = Deduper::new(Config::default())?.with_semantic(stage);
+            let signed = sign_pairs(&made, &lexical, &semantic, args.cache.as_deref())?;
             if let Some(path) = &cached {
                 std::fs::create_dir_all(path.parent().expect("in a directory"))
                     .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;

@@ -24,17 +24,17 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = crate::sketch::hash::mix64(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15));
         self.0
     }
 
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 
     pub fn chance(&mut self, p: f64) -> bool {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64 <= p
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
 
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
@@ -286,7 +286,7 @@ pub fn word_edits(text: &str, rng: &mut Rng) -> String {
 /// Paraphrase-like rewording: `rate` of the swappable words swapped (either
 /// way), some filler words dropped or added, a leading "And" dropped.
 pub fn paraphrase(text: &str, rate: f64, rng: &mut Rng) -> String {
-    let mut out = text.strip_prefix("And ").map(|t| capitalise(t)).unwrap_or_else(|| text.to_owned());
+    let mut out = text.strip_prefix("And ").map(capitalise).unwrap_or_else(|| text.to_owned());
     for (a, b) in SYNONYMS {
         let (from, to) = if rng.chance(0.5) { (a, b) } else { (b, a) };
         out = replace_words(&out, from, to, rate, rng);

@@ -112,8 +112,8 @@ impl Member {
     pub fn add_margin_gradient(&self, f: &Features, pass: &Pass, parts: Parts, scale: f32, grad: &mut [f32]) {
         let fused: f32 = pass.logits.iter().zip(&pass.gate).map(|(l, g)| l * g).sum();
         let mut at = 0;
-        for k in 0..EXPERTS {
-            for &i in EXPERT_INPUTS[k] {
+        for (k, inputs) in EXPERT_INPUTS.iter().enumerate() {
+            for &i in *inputs {
                 grad[at + i] += scale * pass.gate[k] * f[i];
             }
             at += COUNT;
@@ -251,7 +251,8 @@ impl LearnedBoundary {
         if self.members.is_empty() {
             return bad("no ensemble members".into());
         }
-        if !(self.threshold > 0.0 && self.threshold < 1.0) || !(self.temperature > 0.0) {
+        let in_range = self.threshold > 0.0 && self.threshold < 1.0 && self.temperature > 0.0;
+        if !in_range {
             return bad(format!(
                 "threshold must be in (0, 1), temperature > 0: {} {}",
                 self.threshold, self.temperature
