@@ -687,8 +687,11 @@ fn embed_cached(
 ) -> Result<usize> {
     use semhash::semantic::SemanticSketch;
     let file = cache.map(|dir| dir.join("sketches.json"));
-    let mut known: std::collections::HashMap<String, SemanticSketch> =
-        file.as_ref().and_then(|p| std::fs::read(p).ok()).and_then(|b| serde_json::from_slice(&b).ok()).unwrap_or_default();
+    let mut known: std::collections::HashMap<String, SemanticSketch> = file
+        .as_ref()
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
     let key = |t: &str| format!("{:032x}", semhash::sketch::hash::hash128(t.as_bytes()));
     let missing: Vec<usize> = (0..texts.len()).filter(|&i| !known.contains_key(&key(texts[i]))).collect();
     let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
@@ -759,7 +762,7 @@ fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper, cache: O
 
 fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
     use semhash::decide::augment::{self, Rng, Template};
-    use semhash::decide::features::NAMES;
+    use semhash::decide::features::{at, without_embeddings, NAMES};
     use semhash::decide::fusion::{Candidates, Parts};
     use semhash::decide::train::{self, Example, TrainConfig};
     threads(args.threads)?;
@@ -831,10 +834,17 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
         }
     };
     let signed_seconds = started.elapsed().as_secs_f64();
+    // Each embedded pair also trains as unembedded: the same pair meets the
+    // decider without embeddings in lexical runs, and it must decide it then too.
     let kept: Vec<(Example, &str)> = signed
         .kept
         .iter()
-        .map(|(f, duplicate, kind)| (Example { features: *f, duplicate: *duplicate }, kind.as_str()))
+        .flat_map(|(f, duplicate, kind)| {
+            let plain = (f[at::HAS_EMBEDDING] > 0.0).then(|| without_embeddings(*f));
+            std::iter::once(*f)
+                .chain(plain)
+                .map(move |f| (Example { features: f, duplicate: *duplicate }, kind.as_str()))
+        })
         .collect();
     // Every tenth pair is held out: it fits the temperature and measures the model.
     let (held, fit): (Vec<_>, Vec<_>) = kept.iter().enumerate().partition(|(i, _)| i % 10 == 0);

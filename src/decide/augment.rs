@@ -9,7 +9,7 @@
 //! small list, including archaic and modern English forms). A negative is two
 //! different texts that look alike: adjacent entries of a corpus (the next
 //! verse, the next package of the same family, the next dictionary entry),
-//! the lexically nearest of a sample of the corpus, two texts wrapped in the
+//! the lexically nearest of 256 texts drawn from the corpus, two texts wrapped in the
 //! same template, two texts holding the same pasted quote, an excerpt of a
 //! neighbour. Negatives that are probably true duplicates in the corpus
 //! (the caller drops pairs whose signals say so) would teach the wrong thing.
@@ -435,7 +435,7 @@ pub fn lookalike(
         Adjacent => (text.clone(), next.clone(), kind),
         Nearest => {
             let own = word_set(text);
-            let best = (0..64)
+            let best = (0..256)
                 .map(|_| rng.below(corpus.len()))
                 .filter(|&j| j != i && corpus[j] != *text)
                 .max_by(|&a, &b| jaccard(&own, &word_set(&corpus[a])).total_cmp(&jaccard(&own, &word_set(&corpus[b]))))

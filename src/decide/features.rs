@@ -74,6 +74,15 @@ pub fn features(s: &PairSignals, max_embedded_chars: u32) -> Features {
     f
 }
 
+/// The features the same pair has where it is not embedded (a long text, a
+/// run without the semantic stage).
+pub fn without_embeddings(mut f: Features) -> Features {
+    for i in [at::COSINE, at::CODE, at::HAS_EMBEDDING] {
+        f[i] = 0.0;
+    }
+    f
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

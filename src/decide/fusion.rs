@@ -180,6 +180,17 @@ pub struct Candidates {
     pub cosine: f32,
 }
 
+impl Candidates {
+    /// Whether some signal reaches its candidate level (char similarity and
+    /// cosine count for short texts only, as in blocking).
+    pub fn admit(&self, s: &PairSignals, short_max_chars: u32) -> bool {
+        let short = s.chars.0.max(s.chars.1) <= short_max_chars;
+        s.weighted_sim >= self.weighted
+            || s.a_in_b.unwrap_or(0.0).max(s.b_in_a.unwrap_or(0.0)) >= self.containment
+            || (short && (s.char_sim >= self.char || s.cosine.unwrap_or(0.0) >= self.cosine))
+    }
+}
+
 impl Default for Candidates {
     fn default() -> Self {
         Candidates { weighted: 0.5, char: 0.3, containment: 0.8, cosine: 0.6 }
@@ -323,8 +334,11 @@ impl Decider for LearnedBoundary {
         }
         let f = self.input(s);
         let (confidence, gate) = self.predict(&f);
-        let relation =
-            if confidence.probability >= self.threshold { self.relation(s, &f, &gate) } else { Relation::None };
+        // Below every candidate level a pair is no duplicate, whatever the model
+        // says: the index proposes such pairs only by chance, and a verdict must
+        // not depend on luck. Their probability is still reported.
+        let accepted = confidence.probability >= self.threshold && self.candidates.admit(s, self.short_max_chars);
+        let relation = if accepted { self.relation(s, &f, &gate) } else { Relation::None };
         Verdict { relation, score: confidence.probability, confidence: Some(confidence) }
     }
 
