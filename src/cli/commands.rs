@@ -814,8 +814,15 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
         }
     }
 
+    // The features' names and the model version stand for how pairs become features.
+    let how = format!("{NAMES:?} {}", semhash::decide::fusion::VERSION);
     let key = semhash::sketch::hash::hash128(
-        made.iter().flat_map(|m| [m.a.as_str(), m.b.as_str(), &m.kind]).collect::<Vec<_>>().join("\u{1}").as_bytes(),
+        made.iter()
+            .flat_map(|m| [m.a.as_str(), m.b.as_str(), &m.kind])
+            .chain([how.as_str()])
+            .collect::<Vec<_>>()
+            .join("\u{1}")
+            .as_bytes(),
     );
     let cached = args.cache.as_ref().map(|dir| dir.join(format!("boundary-pairs-{key:032x}.json")));
     let signed: SignedPairs = match cached.as_ref().and_then(|p| std::fs::read(p).ok()) {

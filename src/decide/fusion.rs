@@ -21,6 +21,10 @@
 //! hand the decision to the expert whose kind of redundancy is present: a
 //! containment pair has low char similarity and must not be outvoted by it.
 //!
+//! A pair below every candidate level ([`Candidates`]: the loosest signals
+//! the index blocks on) is not a duplicate whatever the model says: the index
+//! proposes such pairs only by chance, and a verdict must not depend on luck.
+//!
 //! A model is a small ensemble (members trained on bootstrap resamples):
 //! `probability` is the members' mean, and `uncertainty` is 1 on the
 //! boundary or where members disagree, 0 far from it where they agree: the
