@@ -70,7 +70,10 @@ impl Config {
         if !(self.weights.boilerplate_discount > 0.0 && self.weights.boilerplate_discount <= 1.0) {
             return bad("weights.boilerplate_discount must be in (0, 1]");
         }
-        let DeciderWrapper::Lexical(d) = &self.decide;
+        let d = match &self.decide {
+            DeciderWrapper::Lexical(d) => d,
+            DeciderWrapper::Learned(model) => return model.validate(),
+        };
         for (name, v) in [
             ("threshold", d.threshold),
             ("short_threshold", d.short_threshold),

@@ -47,6 +47,10 @@ pub enum Command {
     /// and write them as a projection file; reports learned against random
     /// hyperplanes.
     TrainSph(TrainSphArgs),
+    /// Learn the decision boundary (gated fusion of the pair signals, with an
+    /// uncertainty per pair) from pairs made by corrupting unlabelled text,
+    /// and write it as a model file for --boundary.
+    TrainBoundary(TrainBoundaryArgs),
 }
 
 /// Options that shape the pipeline.
@@ -55,7 +59,12 @@ pub struct PipelineArgs {
     /// Configuration file (JSON; see `semhash config`). Flags below override it.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Near-duplicate threshold on weighted word-shingle similarity, in (0, 1].
+    /// Decide pairs by a learned boundary (a model file made by `semhash
+    /// train-boundary`, e.g. models/boundary.json) instead of the threshold rules.
+    #[arg(long, value_name = "FILE")]
+    pub boundary: Option<PathBuf>,
+    /// Near-duplicate threshold on weighted word-shingle similarity, in (0, 1]
+    /// (with --boundary: the probability of duplicate at which a pair is one).
     #[arg(long, value_name = "T")]
     pub threshold: Option<f32>,
     /// Near-duplicate threshold on character similarity for short texts, in (0, 1].
@@ -227,6 +236,11 @@ pub struct EvalArgs {
     /// Also write the measures as JSON.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// With --pairs: take each pair's signals from this output of `semhash
+    /// compare` over the same pairs file instead of computing them (re-decide
+    /// with another decider without embedding again).
+    #[arg(long, value_name = "FILE", requires = "pairs")]
+    pub signals: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]
@@ -309,6 +323,57 @@ pub struct TrainSphArgs {
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
     /// Directory holding student.onnx and tokenizer.json.
+    #[arg(long, default_value = "models", value_name = "DIR")]
+    pub models: PathBuf,
+    /// Worker threads (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainBoundaryArgs {
+    /// Unlabelled corpora (JSONL with "id" and "text"), each in an order where
+    /// neighbouring lines are related (they make the hard negatives).
+    #[arg(value_name = "CORPUS", required = true)]
+    pub corpora: Vec<PathBuf>,
+    /// Where to write the model.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: PathBuf,
+    /// Pages with known article text (JSONL "text" and "article"): the text
+    /// around the article is the template that wrapping augmentation uses.
+    #[arg(long, value_name = "FILE")]
+    pub templates: Option<PathBuf>,
+    /// Base texts per corpus (evenly spread over it); each makes a positive
+    /// and a negative pair.
+    #[arg(long, default_value_t = 3000, value_name = "N")]
+    pub per_corpus: usize,
+    /// Share of swappable words a paraphrase rewords (0.8 was chosen over 0.5
+    /// on the F1 of the Bible dev pairs: see models/README.md).
+    #[arg(long, default_value_t = 0.8, value_name = "R")]
+    pub paraphrase_strength: f64,
+    /// Ensemble members (their disagreement is part of the uncertainty).
+    #[arg(long, default_value_t = 5, value_name = "N")]
+    pub members: usize,
+    /// Adam steps per member (minibatches of 256 pairs).
+    #[arg(long, default_value_t = 2000, value_name = "N")]
+    pub steps: usize,
+    /// Hold this feature at 0 in training and use (an ablation); repeatable.
+    #[arg(long, value_name = "NAME")]
+    pub drop: Vec<String>,
+    /// Ablation: weigh the experts evenly instead of by the gate.
+    #[arg(long)]
+    pub no_gate: bool,
+    /// Ablation: one boundary for every regime instead of one moved by lengths and boilerplate.
+    #[arg(long)]
+    pub flat_boundary: bool,
+    /// Keep the training pairs' features in this directory and reuse them when
+    /// the same pairs come again (embedding is most of the time).
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Write the training pairs' counts, losses and held-out accuracy per kind as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub report: Option<PathBuf>,
+    /// Directory holding student.onnx, tokenizer.json and sph-128.bin.
     #[arg(long, default_value = "models", value_name = "DIR")]
     pub models: PathBuf,
     /// Worker threads (default: one per core).

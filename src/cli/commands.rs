@@ -2,7 +2,7 @@
 
 use super::args::*;
 use super::progress::Bar;
-use semhash::decide::{PairSignals, Verdict};
+use semhash::decide::{Decider, PairSignals, Verdict};
 use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
 use semhash::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
 use semhash::store::{FileStore, Incremental};
@@ -23,6 +23,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Eval(a) => eval(a),
         Command::Judge(a) => judge(a),
         Command::TrainSph(a) => train_sph(a),
+        Command::TrainBoundary(a) => train_boundary(a),
         Command::Config(a) => {
             let config = pipeline(&a)?;
             println!("{}", serde_json::to_string_pretty(&config).expect("config serialises"));
@@ -41,18 +42,35 @@ fn pipeline(args: &PipelineArgs) -> Result<Config> {
         }
         None => Config::default(),
     };
-    let semhash::decide::DeciderWrapper::Lexical(rules) = &mut config.decide;
+    use semhash::decide::{DeciderWrapper, LearnedBoundary};
+    if let Some(path) = &args.boundary {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let model = LearnedBoundary::from_json(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        config.decide = DeciderWrapper::Learned(Box::new(model));
+    }
     if let Some(t) = args.threshold {
-        rules.threshold = t;
+        config.decide.set_threshold(t);
     }
-    if let Some(t) = args.short_threshold {
-        rules.short_threshold = t;
-    }
-    if let Some(t) = args.containment_threshold {
-        rules.containment_threshold = t;
-    }
-    if let Some(t) = args.semantic.semantic_threshold {
-        rules.semantic_threshold = t;
+    let rule_flags = [
+        (args.short_threshold, "--short-threshold"),
+        (args.containment_threshold, "--containment-threshold"),
+        (args.semantic.semantic_threshold, "--semantic-threshold"),
+    ];
+    match &mut config.decide {
+        DeciderWrapper::Lexical(rules) => {
+            let [short, containment, semantic] = rule_flags.map(|(v, _)| v);
+            rules.short_threshold = short.unwrap_or(rules.short_threshold);
+            rules.containment_threshold = containment.unwrap_or(rules.containment_threshold);
+            rules.semantic_threshold = semantic.unwrap_or(rules.semantic_threshold);
+        }
+        DeciderWrapper::Learned(_) => {
+            if let Some((_, flag)) = rule_flags.iter().find(|(v, _)| v.is_some()) {
+                return Err(Error::Config(format!(
+                    "{flag} sets a threshold of the rules; a learned boundary has only --threshold"
+                )));
+            }
+        }
     }
     if let Some(n) = args.max_doc_bytes {
         config.limits.max_doc_bytes = n;
@@ -94,6 +112,12 @@ impl ModelFiles {
     fn encoder(&self) -> Result<semhash::encoder::Encoder> {
         semhash::encoder::Encoder::from_bytes(&self.onnx, &self.tokenizer, &Default::default())
     }
+
+    /// The semantic stage: this encoder and the projection file.
+    fn stage(&self, models: &Path, projection: &Path) -> Result<semhash::semantic::Stage> {
+        semhash::encoder::semantic_stage(&self.onnx, &self.tokenizer, &read_file(projection)?, &Default::default())
+            .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", models.display())))
+    }
 }
 
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
@@ -113,10 +137,7 @@ fn deduper(args: &PipelineArgs) -> Result<Deduper> {
         return Ok(deduper);
     }
     let projection = s.projection.clone().unwrap_or_else(|| s.models.join("sph-128.bin"));
-    let stage =
-        semhash::encoder::semantic_stage(&files.onnx, &files.tokenizer, &read_file(&projection)?, &Default::default())
-            .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", s.models.display())))?;
-    Ok(deduper.with_semantic(stage))
+    Ok(deduper.with_semantic(files.stage(&s.models, &projection)?))
 }
 
 fn format_of(flag: Option<FormatArg>, path: Option<&Path>) -> Format {
@@ -407,7 +428,7 @@ fn remove(args: RemoveArgs) -> Result<()> {
 fn eval(args: EvalArgs) -> Result<()> {
     let deduper = deduper(&args.pipeline)?;
     let report = match (&args.data.pairs, &args.data.clusters) {
-        (Some(path), _) => eval_pairs(&deduper, path)?,
+        (Some(path), _) => eval_pairs(&deduper, path, args.signals.as_deref())?,
         (_, Some(path)) => eval_clusters(&deduper, path)?,
         _ => unreachable!("clap requires one of --pairs and --clusters"),
     };
@@ -417,9 +438,38 @@ fn eval(args: EvalArgs) -> Result<()> {
     Ok(())
 }
 
-fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
+/// Signals of pairs as `semhash compare` wrote them, in its order.
+fn read_signals(path: &Path) -> Result<Vec<PairSignals>> {
+    let mut out = Vec::new();
+    jsonl::read_objects(Some(path), &mut |line, object| {
+        let signals = object
+            .and_then(|mut o| o.remove("signals").ok_or_else(|| "missing field \"signals\"".to_owned()))
+            .and_then(|v| serde_json::from_value(v).map_err(|e| e.to_string()))
+            .map_err(|e| Error::Input(format!("{} line {line}: {e}", path.display())))?;
+        out.push(signals);
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<Value> {
     let pairs = read_pairs(Some(path), OnError::Fail, true)?;
-    let results = compare_all(deduper, &pairs)?;
+    let results = match signals {
+        None => compare_all(deduper, &pairs)?,
+        Some(file) => {
+            let signals = read_signals(file)?;
+            if signals.len() != pairs.len() {
+                return Err(Error::Input(format!(
+                    "{} has {} lines, {} has {} pairs: not its compare output",
+                    file.display(),
+                    signals.len(),
+                    path.display(),
+                    pairs.len()
+                )));
+            }
+            signals.into_iter().map(|s| (deduper.config().decide.decide(&s), s)).collect()
+        }
+    };
     let label = |i: usize| pairs[i].label.expect("labels required");
     let at_config = PairMetrics::of_predictions(
         results.iter().enumerate().map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
@@ -434,7 +484,7 @@ fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
         ("weighted_sim", best_of(&|(_, s)| s.weighted_sim)),
     ]);
     let mut best = best;
-    if deduper.semantic().is_some() {
+    if results.iter().any(|(_, s)| s.cosine.is_some()) {
         best.insert("cosine", best_of(&|(_, s)| s.cosine.unwrap_or(0.0)));
     }
     println!(
@@ -452,7 +502,24 @@ fn eval_pairs(deduper: &Deduper, path: &Path) -> Result<Value> {
     for (name, m) in &best {
         row(&format!("best threshold on {name}"), m);
     }
-    Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best}))
+    // A learned boundary's uncertain band: the pairs a judge would be asked about.
+    let uncertain = results.iter().filter(|(v, _)| v.confidence.is_some_and(|c| c.uncertainty >= 0.5)).count();
+    if results.iter().any(|(v, _)| v.confidence.is_some()) {
+        let sure = PairMetrics::of_predictions(
+            results
+                .iter()
+                .enumerate()
+                .filter(|(_, (v, _))| v.confidence.is_some_and(|c| c.uncertainty < 0.5))
+                .map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
+        );
+        println!(
+            "uncertainty >= 0.5: {uncertain} pairs ({:.2}%); F1 on the other pairs {:.4}",
+            100.0 * uncertain as f64 / pairs.len().max(1) as f64,
+            sure.f1
+        );
+    }
+    Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best,
+        "uncertain_pairs": uncertain}))
 }
 
 fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
@@ -602,7 +669,6 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
         let index: Vec<(usize, usize)> = (0..chosen.len()).map(|i| (2 * i, 2 * i + 1)).collect();
         let budget = 10;
         let block = |p: &Projection| {
-            use semhash::decide::Decider;
             let (i, t) = (semhash::index::IndexConfig::default(), Config::default().decide.blocking().semantic_cosine);
             semhash::semantic::MultiIndex::new(
                 args.bits as u32,
@@ -647,6 +713,264 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
                 "quality": quality,
             }),
         )?;
+    }
+    Ok(())
+}
+
+/// A training pair for the boundary, before it is signed.
+struct MadePair {
+    a: String,
+    b: String,
+    duplicate: bool,
+    kind: String,
+}
+
+/// Training pairs as features (what `train-boundary --cache` keeps).
+#[derive(Serialize, serde::Deserialize)]
+struct SignedPairs {
+    /// Features, label, kind of pair.
+    kept: Vec<(semhash::decide::features::Features, bool, String)>,
+    left_out: usize,
+    texts: usize,
+    embedded: usize,
+}
+
+/// Embeds the short texts as [`Deduper::embed_short`] does, reusing the
+/// sketches of texts embedded before when `cache` (a directory) has them:
+/// other augmentation settings change a few thousand texts, not all of them.
+fn embed_cached(
+    semantic: &Deduper,
+    texts: &[&str],
+    sigs: &mut [semhash::sketch::Signature],
+    cache: Option<&Path>,
+) -> Result<usize> {
+    use semhash::semantic::SemanticSketch;
+    let file = cache.map(|dir| dir.join("sketches.json"));
+    let mut known: std::collections::HashMap<String, SemanticSketch> = file
+        .as_ref()
+        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let key = |t: &str| format!("{:032x}", semhash::sketch::hash::hash128(t.as_bytes()));
+    let missing: Vec<usize> = (0..texts.len()).filter(|&i| !known.contains_key(&key(texts[i]))).collect();
+    let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
+    let mut missing_sigs: Vec<_> = missing.iter().map(|&i| sigs[i].clone()).collect();
+    let bar = Bar::new(false);
+    semantic.embed_short(&missing_texts, &mut missing_sigs, &bar)?;
+    bar.finish();
+    for (t, s) in missing_texts.iter().zip(missing_sigs) {
+        if let Some(sketch) = s.semantic {
+            known.insert(key(t), sketch);
+        }
+    }
+    let max_chars = semantic.config().decide.blocking().semantic_max_chars;
+    let mut embedded = 0;
+    for (t, sig) in texts.iter().zip(sigs.iter_mut()) {
+        if sig.char_len <= max_chars {
+            sig.semantic = known.get(&key(t)).cloned();
+            embedded += 1;
+        }
+    }
+    if let Some(path) = &file {
+        std::fs::create_dir_all(path.parent().expect("in a directory"))
+            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+        std::fs::write(path, serde_json::to_vec(&known).expect("sketches serialise"))
+            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(embedded)
+}
+
+/// Signs the texts of `made` as one corpus, embeds the short ones as the
+/// pipeline does, and turns each pair into features. A lookalike of
+/// neighbours that the signals call a near copy (weighted similarity 0.8,
+/// containment 0.95) is probably a true duplicate inside the corpus: unsure,
+/// it is left out. Below that, similar neighbours (a package and its -dev
+/// twin) are the hard negatives the boundary most needs.
+fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper, cache: Option<&Path>) -> Result<SignedPairs> {
+    use semhash::decide::features::features;
+    let mut index_of: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut texts: Vec<&str> = Vec::new();
+    let ids: Vec<(usize, usize)> = made
+        .iter()
+        .map(|m| {
+            let mut id = |t| {
+                *index_of.entry(t).or_insert_with(|| {
+                    texts.push(t);
+                    texts.len() - 1
+                })
+            };
+            (id(m.a.as_str()), id(m.b.as_str()))
+        })
+        .collect();
+    eprintln!("semhash: {} training pairs over {} distinct texts", made.len(), texts.len());
+    let mut sigs = lexical.sign_batch(&texts, &semhash::pipeline::Silent)?;
+    let embedded = embed_cached(semantic, &texts, &mut sigs, cache)?;
+    let decide = &lexical.config().decide;
+    let mut out = SignedPairs { kept: Vec::new(), left_out: 0, texts: texts.len(), embedded };
+    for (m, &(a, b)) in made.iter().zip(&ids) {
+        let s = PairSignals::between(&sigs[a], &sigs[b], decide.min_samples());
+        let near_copy = s.weighted_sim >= 0.8 || s.a_in_b.unwrap_or(0.0).max(s.b_in_a.unwrap_or(0.0)) >= 0.95;
+        if !m.duplicate && near_copy && matches!(m.kind.as_str(), "Adjacent" | "Nearest") {
+            out.left_out += 1;
+            continue;
+        }
+        out.kept.push((features(&s, decide.blocking().semantic_max_chars), m.duplicate, m.kind.clone()));
+    }
+    Ok(out)
+}
+
+fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
+    use semhash::decide::augment::{self, Rng, Template};
+    use semhash::decide::features::{at, without_embeddings, NAMES};
+    use semhash::decide::fusion::{Candidates, Parts};
+    use semhash::decide::train::{self, Example, TrainConfig};
+    threads(args.threads)?;
+    if let Some(d) = args.drop.iter().find(|d| !NAMES.contains(&d.as_str())) {
+        return Err(Error::Config(format!("--drop {d:?}: not a feature; they are {NAMES:?}")));
+    }
+    let started = Instant::now();
+    let lexical = Deduper::new(Config::default())?;
+    let short_max_chars = lexical.config().decide.blocking().semantic_max_chars;
+    let mut corpora: Vec<Vec<String>> = Vec::new();
+    for path in &args.corpora {
+        let input = InputArgs {
+            input: Some(path.clone()),
+            input_format: None,
+            id_field: "id".into(),
+            text_field: "text".into(),
+            on_error: OnErrorArg::Skip,
+        };
+        corpora.push(read_docs(&input, &lexical)?.docs.into_iter().map(|d| d.text).collect());
+    }
+    let mut templates = Vec::new();
+    if let Some(path) = &args.templates {
+        jsonl::read_objects(Some(path), &mut |_, object| {
+            let field = |o: &Map<String, Value>, k: &str| o.get(k).and_then(Value::as_str).map(str::to_owned);
+            if let Some(t) = object.ok().and_then(|o| Template::mine(&field(&o, "text")?, &field(&o, "article")?)) {
+                templates.push(t);
+            }
+            Ok(())
+        })?;
+    }
+    // Quotes to paste into two different texts: the short texts of the corpora.
+    let quotes: Vec<String> = corpora
+        .iter()
+        .flatten()
+        .filter(|t| (40..160).contains(&t.chars().count()))
+        .step_by(97)
+        .take(300)
+        .cloned()
+        .collect();
+
+    let mut rng = Rng::new(0x7061_6972);
+    let mut made = Vec::new();
+    for corpus in &corpora {
+        for i in (0..corpus.len()).step_by(corpus.len().div_ceil(args.per_corpus.max(1)).max(1)) {
+            let (copy, how) = augment::corrupt(&corpus[i], &templates, args.paraphrase_strength, &mut rng);
+            made.push(MadePair { a: corpus[i].clone(), b: copy, duplicate: true, kind: format!("{how:?}") });
+            let (a, b, how) = augment::lookalike(corpus, i, &templates, &quotes, &mut rng);
+            made.push(MadePair { a, b, duplicate: false, kind: format!("{how:?}") });
+        }
+    }
+
+    // The features' names and the model version stand for how pairs become features.
+    let how = format!("{NAMES:?} {}", semhash::decide::fusion::VERSION);
+    let key = semhash::sketch::hash::hash128(
+        made.iter()
+            .flat_map(|m| [m.a.as_str(), m.b.as_str(), &m.kind])
+            .chain([how.as_str()])
+            .collect::<Vec<_>>()
+            .join("\u{1}")
+            .as_bytes(),
+    );
+    let cached = args.cache.as_ref().map(|dir| dir.join(format!("boundary-pairs-{key:032x}.json")));
+    let signed: SignedPairs = match cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
+        Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Input(format!("cache: {e}")))?,
+        None => {
+            let files = ModelFiles::read(&args.models)?;
+            let stage = files.stage(&args.models, &args.models.join("sph-128.bin"))?;
+            let semantic = Deduper::new(Config::default())?.with_semantic(stage);
+            let signed = sign_pairs(&made, &lexical, &semantic, args.cache.as_deref())?;
+            if let Some(path) = &cached {
+                std::fs::create_dir_all(path.parent().expect("in a directory"))
+                    .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
+                write_json(path, &signed)?;
+            }
+            signed
+        }
+    };
+    let signed_seconds = started.elapsed().as_secs_f64();
+    // Each embedded pair also trains as unembedded: the same pair meets the
+    // decider without embeddings in lexical runs, and it must decide it then too.
+    let kept: Vec<(Example, &str)> = signed
+        .kept
+        .iter()
+        .flat_map(|(f, duplicate, kind)| {
+            let plain = (f[at::HAS_EMBEDDING] > 0.0).then(|| without_embeddings(*f));
+            std::iter::once(*f)
+                .chain(plain)
+                .map(move |f| (Example { features: f, duplicate: *duplicate }, kind.as_str()))
+        })
+        .collect();
+    // Every tenth pair is held out: it fits the temperature and measures the model.
+    let (held, fit): (Vec<_>, Vec<_>) = kept.iter().enumerate().partition(|(i, _)| i % 10 == 0);
+    let examples = |set: &[(usize, &(Example, &str))]| -> Vec<Example> { set.iter().map(|(_, (e, _))| *e).collect() };
+    let config = TrainConfig {
+        members: args.members,
+        steps: args.steps,
+        parts: Parts { gate: !args.no_gate, adaptive_boundary: !args.flat_boundary },
+        dropped: args.drop.clone(),
+        ..Default::default()
+    };
+    let trained = Instant::now();
+    let mut model = train::train(
+        &examples(&fit),
+        &examples(&held),
+        &config,
+        Candidates::default(),
+        short_max_chars,
+        &mut |m, step, l| {
+            if step == 0 || step + 1 == config.steps {
+                eprintln!("member {m} step {step:>5}: loss {l:.5}");
+            }
+        },
+    );
+    let train_seconds = trained.elapsed().as_secs_f64();
+
+    let mut per_kind: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    for (_, (e, kind)) in &held {
+        let mut f = e.features;
+        semhash::decide::fusion::mask(&mut f, &config.dropped);
+        let right = (model.predict(&f).0.probability >= model.threshold) == e.duplicate;
+        let entry = per_kind.entry(kind).or_default();
+        (entry.0, entry.1, entry.2) = (entry.0 + 1, entry.1 + right as u64, entry.2 + e.duplicate as u64);
+    }
+    println!("{:<18} {:>9} {:>9} {:>9}", "held-out kind", "pairs", "label", "accuracy");
+    for (kind, (n, right, dup)) in &per_kind {
+        let label = if *dup > 0 { "duplicate" } else { "different" };
+        println!("{kind:<18} {n:>9} {label:>9} {:>9.4}", *right as f64 / *n as f64);
+    }
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    kept.iter().for_each(|(_, k)| *counts.entry(k).or_default() += 1);
+    let name = |p: &Path| p.file_name().map_or(p.display().to_string(), |n| n.to_string_lossy().into_owned());
+    model.provenance = json!({
+        "made_by": format!("semhash train-boundary {}", env!("CARGO_PKG_VERSION")),
+        "corpora": args.corpora.iter().map(|p| name(p)).collect::<Vec<_>>(),
+        "templates": args.templates.as_deref().map(name), "per_corpus": args.per_corpus,
+        "paraphrase_strength": args.paraphrase_strength,
+        "pairs": kept.len(), "held_out": held.len(), "left_out_as_probable_duplicates": signed.left_out,
+        "pairs_by_kind": counts, "texts": signed.texts, "embedded": signed.embedded,
+        "config": config, "seconds": {"sign_and_embed": signed_seconds, "train": train_seconds},
+    });
+    write_json(&args.output, &model)?;
+    eprintln!(
+        "semhash: wrote {} ({:.0} s signing and embedding, {:.0} s training)",
+        args.output.display(),
+        signed_seconds,
+        train_seconds
+    );
+    if let Some(path) = &args.report {
+        write_json(path, &json!({"provenance": model.provenance, "held_out": per_kind}))?;
     }
     Ok(())
 }

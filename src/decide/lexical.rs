@@ -64,13 +64,13 @@ impl LexicalRules {
 impl Decider for LexicalRules {
     fn decide(&self, s: &PairSignals) -> Verdict {
         if s.exact {
-            return Verdict { relation: Relation::Exact, score: 1.0 };
+            return Verdict::rule(Relation::Exact, 1.0);
         }
         let short = s.chars.0.max(s.chars.1) <= self.short_max_chars
             && s.boilerplate.0.max(s.boilerplate.1) <= self.short_max_boilerplate;
         let char_sim = if short { s.char_sim } else { 0.0 };
         if s.weighted_sim >= self.threshold || char_sim >= self.short_threshold {
-            return Verdict { relation: Relation::Near, score: s.weighted_sim.max(char_sim) };
+            return Verdict::rule(Relation::Near, s.weighted_sim.max(char_sim));
         }
         let t = self.containment_threshold;
         let (a_in_b, b_in_a) = (s.a_in_b.unwrap_or(0.0), s.b_in_a.unwrap_or(0.0));
@@ -88,7 +88,7 @@ impl Decider for LexicalRules {
             Relation::Paraphrase => s.cosine.unwrap_or(0.0),
             _ => s.weighted_sim.max(char_sim).max(a_in_b).max(b_in_a),
         };
-        Verdict { relation, score }
+        Verdict::rule(relation, score)
     }
 
     fn blocking(&self) -> Blocking {
@@ -123,6 +123,7 @@ mod tests {
             chars: (1000, 1000),
             boilerplate: (0.0, 0.0),
             cosine: None,
+            code_agreement: None,
         }
     }
 
@@ -139,7 +140,7 @@ mod tests {
     fn containment_has_a_direction() {
         let rules = LexicalRules::default();
         let child = PairSignals { a_in_b: Some(0.97), b_in_a: Some(0.3), ..signals() };
-        assert_eq!(rules.decide(&child), Verdict { relation: Relation::ContainedIn, score: 0.97 });
+        assert_eq!(rules.decide(&child), Verdict::rule(Relation::ContainedIn, 0.97));
         let parent = PairSignals { a_in_b: Some(0.3), b_in_a: Some(0.96), ..signals() };
         assert_eq!(rules.decide(&parent).relation, Relation::Contains);
         let same = PairSignals { a_in_b: Some(0.99), b_in_a: Some(0.96), ..signals() };
@@ -154,7 +155,7 @@ mod tests {
     fn embeddings_decide_only_what_the_lexical_rules_left() {
         let rules = LexicalRules::default();
         let paraphrase = PairSignals { cosine: Some(0.93), chars: (120, 100), ..signals() };
-        assert_eq!(rules.decide(&paraphrase), Verdict { relation: Relation::Paraphrase, score: 0.93 });
+        assert_eq!(rules.decide(&paraphrase), Verdict::rule(Relation::Paraphrase, 0.93));
         let unrelated = PairSignals { cosine: Some(0.85), ..paraphrase };
         assert_eq!(rules.decide(&unrelated).relation, Relation::None);
         let reworded = PairSignals { char_sim: 0.3, ..unrelated };

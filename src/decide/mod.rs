@@ -3,15 +3,24 @@
 //! [`PairSignals`] estimates every similarity a pair of signatures supports;
 //! a [`Decider`] turns them into a [`Verdict`]: the relation of the first
 //! document to the second and a score. The lexical rules
-//! ([`LexicalRules`]) are the first decider; a learned boundary can replace it
-//! behind the same trait.
+//! ([`LexicalRules`]) are the first decider; the learned boundary
+//! ([`LearnedBoundary`]: gated fusion of the [`features`], trained by
+//! `semhash train-boundary`) replaces it behind the same trait, and adds a
+//! probability and an uncertainty to each verdict.
 //!
 //! Viral snippets, passages shared by many otherwise different documents, are
 //! found here too ([`snippets`]): they are reported, not merged.
 
+#[cfg(feature = "cli")]
+pub mod augment;
+pub mod features;
+pub mod fusion;
 mod lexical;
 pub mod snippets;
+#[cfg(feature = "cli")]
+pub mod train;
 
+pub use fusion::LearnedBoundary;
 pub use lexical::LexicalRules;
 pub use snippets::{Snippet, SnippetConfig};
 
@@ -57,12 +66,34 @@ impl Relation {
 pub struct Verdict {
     pub relation: Relation,
     /// Strength of the evidence in [0, 1]: the similarity that decided, or
-    /// for a non-duplicate the largest similarity seen.
+    /// for a non-duplicate the largest similarity seen (a learned decider:
+    /// its probability of duplicate).
     pub score: f32,
+    /// How sure a learned decider is; absent for threshold rules.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<Confidence>,
+}
+
+impl Verdict {
+    /// A verdict of threshold rules, which carry no probability.
+    pub fn rule(relation: Relation, score: f32) -> Self {
+        Verdict { relation, score, confidence: None }
+    }
+}
+
+/// A learned decider's belief about a pair: what a judge needs to pick the
+/// pairs worth a second opinion and to merge its answer with the model's.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Confidence {
+    /// Probability that the pair is a duplicate (mean over the ensemble).
+    pub probability: f32,
+    /// In [0, 1]: 1 on the decision boundary or where the ensemble's members
+    /// disagree completely, 0 far from it with members agreeing.
+    pub uncertainty: f32,
 }
 
 /// Everything the signatures of a pair say about it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairSignals {
     pub exact: bool,
     /// Estimated Jaccard similarity of the character n-grams.
@@ -78,6 +109,9 @@ pub struct PairSignals {
     pub boilerplate: (f32, f32),
     /// Cosine of the embeddings, when both signatures have a semantic part.
     pub cosine: Option<f32>,
+    /// Share of equal bits of the semantic codes, when both have one.
+    #[serde(default)]
+    pub code_agreement: Option<f32>,
 }
 
 impl PairSignals {
@@ -94,6 +128,7 @@ impl PairSignals {
             let own = p.iter().filter(|&&x| x & 1 == 0).count();
             (own >= min_samples.max(1)).then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
         };
+        let semantic = a.semantic.as_ref().zip(b.semantic.as_ref());
         PairSignals {
             exact: a.exact == b.exact,
             char_sim: agreement(&a.char_minhash, &b.char_minhash),
@@ -102,7 +137,8 @@ impl PairSignals {
             b_in_a: containment(&b.passages),
             chars: (a.char_len, b.char_len),
             boilerplate: (a.boilerplate_share, b.boilerplate_share),
-            cosine: a.semantic.as_ref().zip(b.semantic.as_ref()).map(|(x, y)| x.cosine(y)),
+            cosine: semantic.map(|(x, y)| x.cosine(y)),
+            code_agreement: semantic.map(|(x, y)| 1.0 - x.hamming(y) as f32 / (64 * x.code.len().max(1)) as f32),
         }
     }
 }
@@ -147,6 +183,7 @@ pub trait Decider: Send + Sync {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DeciderWrapper {
     Lexical(LexicalRules),
+    Learned(Box<LearnedBoundary>),
 }
 
 impl Default for DeciderWrapper {
@@ -159,27 +196,32 @@ impl Decider for DeciderWrapper {
     fn decide(&self, signals: &PairSignals) -> Verdict {
         match self {
             DeciderWrapper::Lexical(d) => d.decide(signals),
+            DeciderWrapper::Learned(d) => d.decide(signals),
         }
     }
 
     fn blocking(&self) -> Blocking {
         match self {
             DeciderWrapper::Lexical(d) => d.blocking(),
+            DeciderWrapper::Learned(d) => d.blocking(),
         }
     }
 
     fn min_samples(&self) -> usize {
         match self {
             DeciderWrapper::Lexical(d) => d.min_samples(),
+            DeciderWrapper::Learned(d) => d.min_samples(),
         }
     }
 }
 
 impl DeciderWrapper {
-    /// Sets the main near-duplicate threshold (the `--threshold` flag).
+    /// Sets the main threshold (the `--threshold` flag): weighted similarity
+    /// of the rules, probability of the learned boundary.
     pub fn set_threshold(&mut self, t: f32) {
         match self {
             DeciderWrapper::Lexical(d) => d.threshold = t,
+            DeciderWrapper::Learned(d) => d.threshold = t,
         }
     }
 }

@@ -93,19 +93,19 @@ fn axpy(y: &mut [f32], s: f32, x: &[f32]) {
     y.iter_mut().zip(x).for_each(|(y, x)| *y += s * x);
 }
 
-/// Adam state for one parameter vector.
-struct Adam {
+/// Adam state for one parameter vector (also trains the decision boundary).
+pub(crate) struct Adam {
     m: Vec<f32>,
     v: Vec<f32>,
     t: i32,
 }
 
 impl Adam {
-    fn new(n: usize) -> Self {
+    pub(crate) fn new(n: usize) -> Self {
         Adam { m: vec![0.0; n], v: vec![0.0; n], t: 0 }
     }
 
-    fn step(&mut self, params: &mut [f32], grad: &[f32], lr: f32) {
+    pub(crate) fn step(&mut self, params: &mut [f32], grad: &[f32], lr: f32) {
         const B1: f32 = 0.9;
         const B2: f32 = 0.999;
         self.t += 1;

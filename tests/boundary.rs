@@ -1,0 +1,114 @@
+//! The learned boundary as shipped (`models/boundary.json`): it loads, it
+//! decides corrupted copies and look-alikes the way it was trained to, its
+//! file is refused when it is of another version or feature set, and
+//! `semhash train-boundary` makes a loadable model from a small corpus.
+
+use semhash::decide::{DeciderWrapper, LearnedBoundary, Relation};
+use semhash::{Config, Deduper};
+use std::process::Command;
+
+const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/boundary.json");
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
+
+fn shipped() -> LearnedBoundary {
+    LearnedBoundary::from_json(&std::fs::read_to_string(MODEL).unwrap()).expect("the shipped model loads")
+}
+
+fn learned() -> Deduper {
+    Deduper::new(Config { decide: DeciderWrapper::Learned(Box::new(shipped())), ..Config::default() }).unwrap()
+}
+
+const QUOTE: &str = "Quantity is no substitute for quality, but it is the only one we have got.";
+const OTHER: &str = "A language that does not affect the way you think about programming is not worth knowing.";
+const ARTICLE: &str = "The city council approved the new budget on Tuesday after a long debate. \
+    Funding for public libraries rises by ten percent, and two new bus lines will open next spring. \
+    Critics said the plan leaves too little for road repairs. The mayor called it a fair compromise. \
+    Residents can comment on the plan at a public meeting next month. \
+    The budget takes effect in January and runs for two years.";
+const NEIGHBOUR: &str = "The school board postponed its vote on the new calendar until next week. \
+    Parents asked for a longer winter break, and teachers want two more training days. \
+    The superintendent said a compromise is close. A survey of families will be published on Friday. \
+    The board meets again on Thursday evening in the library.";
+const NAV: &str = "Home | News | Sport | Weather | Contact us\nWe use cookies to improve your experience. Accept all\n";
+const FOOTER: &str = "\nCopyright 2024 Daily Example. All rights reserved. Privacy policy | Terms of use";
+
+#[test]
+fn the_shipped_model_decides_corrupted_copies_and_lookalikes() {
+    let deduper = learned();
+    let typo = QUOTE.replace("quality", "qaulity").replace("substitute", "substitue");
+    let wrapped = format!("{NAV}{ARTICLE}{FOOTER}");
+    let excerpt = "Funding for public libraries rises by ten percent, and two new bus lines will open next spring. \
+        Critics said the plan leaves too little for road repairs. The mayor called it a fair compromise.";
+    let pairs =
+        [(QUOTE, typo.as_str()), (ARTICLE, wrapped.as_str()), (excerpt, ARTICLE), (QUOTE, OTHER), (ARTICLE, NEIGHBOUR)];
+    let verdicts = deduper.compare(&pairs).unwrap();
+    let relation = |i: usize| verdicts[i].0.relation;
+    assert!(relation(0).is_duplicate(), "typos: {:?}", verdicts[0]);
+    assert!(relation(1).is_duplicate(), "template wrapping: {:?}", verdicts[1]);
+    assert_eq!(relation(2), Relation::ContainedIn, "excerpt: {:?}", verdicts[2]);
+    assert_eq!(relation(3), Relation::None, "different quotes: {:?}", verdicts[3]);
+    assert_eq!(relation(4), Relation::None, "neighbouring articles: {:?}", verdicts[4]);
+    for (v, _) in &verdicts {
+        let c = v.confidence.expect("a learned verdict carries its confidence");
+        assert!((0.0..=1.0).contains(&c.probability) && (0.0..=1.0).contains(&c.uncertainty), "{c:?}");
+        assert_eq!(v.score, c.probability);
+    }
+}
+
+#[test]
+fn verdicts_do_not_depend_on_the_order_of_the_pair() {
+    let deduper = learned();
+    let wrapped = format!("{NAV}{ARTICLE}{FOOTER}");
+    let v = deduper.compare(&[(ARTICLE, wrapped.as_str()), (wrapped.as_str(), ARTICLE)]).unwrap();
+    assert_eq!(v[0].0.score, v[1].0.score);
+    assert_eq!(v[0].0.relation, v[1].0.relation.reversed());
+}
+
+#[test]
+fn model_files_of_another_version_or_feature_set_are_refused() {
+    let mut json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(MODEL).unwrap()).unwrap();
+    let refused = |v: &serde_json::Value| LearnedBoundary::from_json(&v.to_string()).unwrap_err().to_string();
+
+    let mut other = json.clone();
+    other["version"] = 2.into();
+    assert!(refused(&other).contains("version"), "{}", refused(&other));
+
+    let mut features = json.clone();
+    features["features"].as_array_mut().unwrap().pop();
+    assert!(refused(&features).contains("features"), "{}", refused(&features));
+
+    let mut sph = json.clone();
+    sph["format"] = "semhash-sph".into();
+    assert!(refused(&sph).contains("not a semhash-boundary file"), "{}", refused(&sph));
+
+    json["members"] = serde_json::json!([]);
+    assert!(refused(&json).contains("members"), "{}", refused(&json));
+}
+
+#[test]
+fn a_config_carries_the_learned_decider() {
+    let config = Config { decide: DeciderWrapper::Learned(Box::new(shipped())), ..Config::default() };
+    let json = serde_json::to_string(&config).unwrap();
+    assert!(json.contains(r#""type":"learned""#));
+    assert_eq!(Config::from_json(&json).unwrap(), config);
+    let mut bad: serde_json::Value = serde_json::from_str(&json).unwrap();
+    bad["decide"]["version"] = 0.into();
+    assert!(Config::from_json(&bad.to_string()).is_err(), "a config is checked like a model file");
+}
+
+#[test]
+fn train_boundary_makes_a_model_that_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.json");
+    let models =
+        std::env::var("SEMHASH_MODELS").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/models").into());
+    let o = Command::new(env!("CARGO_BIN_EXE_semhash"))
+        .args(["train-boundary", SAMPLE, "-o", out.to_str().unwrap(), "--per-corpus", "60", "--members", "2"])
+        .args(["--steps", "200", "--models", &models, "--drop", "code_agreement"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let model = LearnedBoundary::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!((model.members.len(), model.dropped.as_slice()), (2, &["code_agreement".to_string()][..]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("held-out kind"));
+}
