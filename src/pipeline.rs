@@ -55,6 +55,9 @@ pub struct RunStats {
     pub semantic_accepted_pairs: u64,
     /// Hamming radius of semantic blocking.
     pub semantic_radius: Option<u32>,
+    /// Second opinions asked for, with a judge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge: Option<crate::judge::JudgeStats>,
     pub weighted_banding: Option<Banding>,
     pub char_banding: Option<Banding>,
     pub kernel: String,
@@ -85,6 +88,7 @@ pub struct Deduper {
     signer: Signer,
     fingerprint: Fingerprint,
     semantic: Option<Stage>,
+    judge: Option<crate::judge::Stage>,
 }
 
 impl Deduper {
@@ -92,7 +96,7 @@ impl Deduper {
         config.validate()?;
         let signer = Signer::new(&config.sketch);
         let fingerprint = config.fingerprint();
-        Ok(Deduper { config, signer, fingerprint, semantic: None })
+        Ok(Deduper { config, signer, fingerprint, semantic: None, judge: None })
     }
 
     /// Adds the semantic stage. Signatures then carry the model files' hash in
@@ -102,6 +106,70 @@ impl Deduper {
         self.mix_fingerprint(b"semantic", stage.model_hash);
         self.semantic = Some(stage);
         self
+    }
+
+    /// Asks `stage`'s judge about the verdicts a learned decider is unsure
+    /// of, in `dedup` and [`Deduper::second_opinions`] (stores keep no texts
+    /// to show a judge). An error with the threshold rules: they state no
+    /// uncertainty to pick pairs by.
+    pub fn with_judge(mut self, stage: crate::judge::Stage) -> Result<Self> {
+        self.set_judge(Some(stage))?;
+        Ok(self)
+    }
+
+    /// As [`Deduper::with_judge`]; `None` removes the judge.
+    pub fn set_judge(&mut self, stage: Option<crate::judge::Stage>) -> Result<()> {
+        if stage.is_some() && !matches!(self.config.decide, crate::decide::DeciderWrapper::Learned(_)) {
+            return Err(Error::Config(
+                "a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold rules state no uncertainty".into(),
+            ));
+        }
+        self.judge = stage;
+        Ok(())
+    }
+
+    /// Second opinions on `verdicts` (`texts(i)`: pair i's texts; all of
+    /// them the budget's base): those in the judge's band, within its budget,
+    /// merged with the judge's verdict ([`crate::judge::merge`]); the merged
+    /// probability decides at 0.5. A verdict the judge turns into a duplicate
+    /// takes its relation, or `fallback`. Without a judge, nothing changes.
+    pub fn second_opinions<'t>(
+        &self,
+        verdicts: &mut [Verdict],
+        texts: impl Fn(usize) -> (&'t str, &'t str),
+        fallback: Relation,
+    ) -> Option<crate::judge::JudgeReport> {
+        let stage = self.judge.as_ref()?;
+        let uncertain: Vec<crate::judge::Uncertain<'t>> = verdicts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, v)| {
+                let c = v.confidence.filter(|c| c.uncertainty >= stage.band)?;
+                let (a, b) = texts(i);
+                Some(crate::judge::Uncertain { index: i, a, b, p: c.probability, uncertainty: c.uncertainty })
+            })
+            .collect();
+        let report = crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget);
+        for d in &report.decisions {
+            let v = &mut verdicts[d.index];
+            v.score = d.p;
+            if let Some(c) = &mut v.confidence {
+                c.probability = d.p;
+            }
+            let said = d.judgement.as_ref().and_then(|j| j.relation).filter(|r| r.is_duplicate());
+            v.relation = match (d.p >= 0.5, v.relation.is_duplicate()) {
+                (true, false) => said.unwrap_or(fallback),
+                (false, true) => Relation::None,
+                _ => v.relation,
+            };
+        }
+        Some(report)
+    }
+
+    fn count_judged(stats: &mut RunStats, report: Option<crate::judge::JudgeReport>) {
+        if let Some(report) = report {
+            stats.judge.get_or_insert_with(Default::default).add(&report);
+        }
     }
 
     /// Weighs shingles by `importance` (the encoder's attention) as well as
@@ -246,18 +314,12 @@ impl Deduper {
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 
-        let mut links: Vec<Link> = crate::par::map(&pairs, |&(a, b)| {
-            let (v, _) = self.verdict(&sigs[a as usize], &sigs[b as usize]);
-            v.relation.is_duplicate().then(|| Link {
-                a: distinct[a as usize],
-                b: distinct[b as usize],
-                relation: v.relation,
-                score: v.score,
-            })
-        })
-        .into_iter()
-        .flatten()
-        .collect();
+        let mut verdicts: Vec<Verdict> =
+            crate::par::map(&pairs, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]).0);
+        let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
+        let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
+        Self::count_judged(&mut stats, judged);
+        let mut links = Self::links(&pairs, &verdicts, &distinct);
         stats.accepted_pairs = links.len() as u64;
         links.extend(
             copy_of.iter().enumerate().filter_map(|(i, first)| {
@@ -340,21 +402,33 @@ impl Deduper {
             open.iter().map(|&k| sigs[k].semantic.as_ref().expect("just sketched").code.as_slice()).collect();
         let pairs = MultiIndex::pairs(&codes, &template);
         stats.semantic_candidate_pairs = pairs.len() as u64;
-        let links: Vec<Link> = crate::par::map(&pairs, |&(a, b)| {
-            let (ka, kb) = (open[a as usize], open[b as usize]);
-            let (v, _) = self.verdict(&sigs[ka], &sigs[kb]);
-            v.relation.is_duplicate().then(|| Link {
-                a: distinct[ka],
-                b: distinct[kb],
+        // Pairs of positions in `distinct`, as the lexical stage has them.
+        let pairs: Vec<(u32, u32)> =
+            pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
+        let mut verdicts: Vec<Verdict> =
+            crate::par::map(&pairs, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]).0);
+        let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
+        let judged =
+            self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
+        Self::count_judged(stats, judged);
+        let links = Self::links(&pairs, &verdicts, distinct);
+        stats.semantic_accepted_pairs = links.len() as u64;
+        Ok(links)
+    }
+
+    /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
+    fn links(pairs: &[(u32, u32)], verdicts: &[Verdict], distinct: &[u32]) -> Vec<Link> {
+        pairs
+            .iter()
+            .zip(verdicts)
+            .filter(|(_, v)| v.relation.is_duplicate())
+            .map(|(&(a, b), v)| Link {
+                a: distinct[a as usize],
+                b: distinct[b as usize],
                 relation: v.relation,
                 score: v.score,
             })
-        })
-        .into_iter()
-        .flatten()
-        .collect();
-        stats.semantic_accepted_pairs = links.len() as u64;
-        Ok(links)
+            .collect()
     }
 
     /// Passages shared by documents of at least `min_docs` different clusters.
@@ -405,7 +479,8 @@ impl Deduper {
     }
 
     /// Scores pairs of texts against each other, with corpus statistics drawn
-    /// from all texts of all pairs (IDF needs a corpus; these are the one given).
+    /// from all texts of all pairs (IDF needs a corpus; these are the one
+    /// given). The model's verdicts: [`Deduper::second_opinions`] asks the judge.
     pub fn compare(&self, pairs: &[(&str, &str)]) -> Result<Vec<(Verdict, PairSignals)>> {
         let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         let mut texts: Vec<&str> = Vec::new();

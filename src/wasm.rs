@@ -6,6 +6,7 @@
 //! binding) the commit each `add` or `remove` returns. Rust errors become JS
 //! `Error`s with the library's message.
 
+use crate::decide::Relation;
 use crate::pipeline::{Progress, Silent};
 use crate::store::{Commit, HostStore, Incremental};
 use crate::{Config, Document, Error};
@@ -271,16 +272,43 @@ impl Deduper {
             .collect())
     }
 
-    /// Compares two texts: `{duplicate, relation, score, signals}`.
+    /// A judge for the pairs a learned boundary (config `decide.type`
+    /// "learned") is unsure of, in `dedup` and `compare`: a synchronous
+    /// `(pairs: {a, b, p}[]) => {duplicate, confidence, relation?}[]`, asked
+    /// about verdicts with uncertainty >= `band` (default 0.5), at most
+    /// `budget` (default 0.01) of the candidate pairs. `null` removes it.
+    #[wasm_bindgen(js_name = setJudge)]
+    pub fn set_judge(
+        &mut self,
+        callback: Option<js_sys::Function>,
+        budget: Option<f64>,
+        band: Option<f32>,
+    ) -> Result<(), JsError> {
+        let stage = callback.map(|f| crate::judge::Stage {
+            judge: Box::new(JsJudge(f)),
+            budget: crate::judge::Budget { fraction: budget.unwrap_or(0.01), max_calls: None },
+            band: band.unwrap_or(0.5),
+        });
+        self.inner.deduper_mut().set_judge(stage).map_err(fail)
+    }
+
+    /// Compares two texts: `{duplicate, relation, score, signals, probability?,
+    /// uncertainty?, judged}` (the last three with a learned boundary).
     pub fn compare(&self, a: &str, b: &str) -> Result<JsValue, JsError> {
         let deduper = self.inner.deduper();
         for t in [a, b] {
             deduper.check(t).map_err(fail)?;
         }
         let (verdict, signals) = deduper.compare(&[(a, b)]).map_err(fail)?.remove(0);
+        let mut verdicts = [verdict];
+        let fallback = if deduper.semantic().is_some() { Relation::Paraphrase } else { Relation::Near };
+        let judged = deduper.second_opinions(&mut verdicts, |_| (a, b), fallback).is_some_and(|r| r.calls > 0);
+        let [verdict] = verdicts;
         let out = serde_json::json!({
             "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,
-            "score": verdict.score, "signals": signals,
+            "score": verdict.score, "signals": signals, "judged": judged,
+            "probability": verdict.confidence.map(|c| c.probability),
+            "uncertainty": verdict.confidence.map(|c| c.uncertainty),
         });
         to_js(&out)
     }
@@ -334,4 +362,70 @@ impl SemanticModel {
         let sketches = self.stage.sketch(&refs, &Silent).map_err(fail)?;
         Ok(sketches.iter().map(|s| JsValue::from_str(&crate::semantic::code_hex(&s.code))).collect())
     }
+}
+
+/// A judge that is a synchronous JS function `(pairs: {a, b, p}[]) =>
+/// {duplicate, confidence, relation?}[]` (for instance a lookup in answers an
+/// LLM gave earlier, or a local model of the host's own). A throw, or a reply
+/// that is not one verdict per pair, leaves the model's verdicts standing.
+struct JsJudge(js_sys::Function);
+
+// SAFETY: as for `JsProgress`: the wasm32 build has no threads.
+unsafe impl Send for JsJudge {}
+unsafe impl Sync for JsJudge {}
+
+impl crate::judge::Judge for JsJudge {
+    fn name(&self) -> &'static str {
+        "js-callback"
+    }
+
+    fn judge(&self, pairs: &[crate::judge::Pair<'_>]) -> Vec<crate::Result<crate::judge::Judgement>> {
+        let failed = |why: String| pairs.iter().map(|_| Err(Error::Input(why.clone()))).collect();
+        let input = Array::new();
+        for p in pairs {
+            let entry = Object::new();
+            set(&entry, "a", &JsValue::from_str(p.a));
+            set(&entry, "b", &JsValue::from_str(p.b));
+            set(&entry, "p", &JsValue::from_f64(p.p as f64));
+            input.push(&entry);
+        }
+        let reply = match self.0.call1(&JsValue::NULL, &input) {
+            Ok(reply) if Array::is_array(&reply) => Array::from(&reply),
+            Ok(_) => return failed("the judge callback must return an array".into()),
+            Err(e) => {
+                return failed(format!(
+                    "the judge callback threw: {}",
+                    js_sys::JSON::stringify(&e).map(String::from).unwrap_or_default()
+                ))
+            }
+        };
+        if reply.length() as usize != pairs.len() {
+            return failed(format!(
+                "the judge callback returned {} verdicts for {} pairs",
+                reply.length(),
+                pairs.len()
+            ));
+        }
+        reply
+            .iter()
+            .enumerate()
+            .map(|(i, v)| judgement(&v).map_err(|e| Error::Input(format!("judge callback verdict {i}: {e}"))))
+            .collect()
+    }
+}
+
+/// `{duplicate: boolean, confidence: number, relation?: string}`, read by hand:
+/// a serde deserializer for it would cost the lite module more than this.
+fn judgement(v: &JsValue) -> std::result::Result<crate::judge::Judgement, String> {
+    let get = |name: &str| Reflect::get(v, &JsValue::from_str(name)).map_err(|_| format!("no field {name:?}"));
+    let duplicate = get("duplicate")?.as_bool().ok_or("duplicate must be a boolean")?;
+    let confidence = get("confidence")?.as_f64().ok_or("confidence must be a number")? as f32;
+    let mut out = crate::judge::Judgement::new(duplicate, confidence);
+    let relation = get("relation")?;
+    if let Some(name) = relation.as_string() {
+        out.relation = Some(serde_json::from_value(serde_json::Value::String(name)).map_err(|e| e.to_string())?);
+    } else if !relation.is_undefined() && !relation.is_null() {
+        return Err("relation must be a string".into());
+    }
+    Ok(out)
 }

@@ -1,7 +1,8 @@
 //! The learned boundary as shipped (`models/boundary.json`): it loads, it
 //! decides corrupted copies and look-alikes the way it was trained to, its
 //! file is refused when it is of another version or feature set, and
-//! `semhash train-boundary` makes a loadable model from a small corpus.
+//! `semhash train-boundary` makes a loadable model from a small corpus; and
+//! the pipeline asks a judge about its uncertain verdicts, within the budget.
 
 use semhash::decide::{DeciderWrapper, LearnedBoundary, Relation};
 use semhash::{Config, Deduper};
@@ -111,4 +112,54 @@ fn train_boundary_makes_a_model_that_loads() {
     let model = LearnedBoundary::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap();
     assert_eq!((model.members.len(), model.dropped.as_slice()), (2, &["code_agreement".to_string()][..]));
     assert!(String::from_utf8_lossy(&o.stdout).contains("held-out kind"));
+}
+
+/// A judge that says one thing of every pair, sure of it (the judges
+/// themselves are tested in tests/judge.rs; this checks the pipeline's use).
+struct Says(bool);
+
+impl semhash::judge::Judge for Says {
+    fn name(&self) -> &'static str {
+        "says"
+    }
+
+    fn judge(&self, pairs: &[semhash::judge::Pair<'_>]) -> Vec<semhash::Result<semhash::judge::Judgement>> {
+        pairs.iter().map(|_| Ok(semhash::judge::Judgement::new(self.0, 1.0))).collect()
+    }
+}
+
+fn judged(says: bool, fraction: f64) -> Deduper {
+    let budget = semhash::judge::Budget { fraction, max_calls: None };
+    learned().with_judge(semhash::judge::Stage { judge: Box::new(Says(says)), budget, band: 0.0 }).unwrap()
+}
+
+#[test]
+fn dedup_asks_the_judge_within_its_budget_and_follows_it() {
+    let docs: Vec<semhash::Document> = std::fs::read_to_string(SAMPLE)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            semhash::Document { id: v["id"].to_string(), text: v["text"].as_str().unwrap().to_owned() }
+        })
+        .collect();
+    let silent = &semhash::pipeline::Silent;
+    let alone = learned().dedup(&docs, silent).unwrap().stats;
+    assert!(alone.judge.is_none());
+
+    let yes = judged(true, 1.0).dedup(&docs, silent).unwrap().stats;
+    let j = yes.judge.as_ref().expect("judge stats");
+    assert_eq!(j.calls as u64, yes.candidate_pairs, "band 0, budget 1: every candidate pair is asked");
+    assert_eq!(yes.accepted_pairs, yes.candidate_pairs, "a sure judge decides the pairs: {j:?}");
+    assert!(j.changed > 0 && yes.clusters < alone.clusters);
+
+    let capped = judged(true, 0.01).dedup(&docs, silent).unwrap().stats;
+    assert_eq!(capped.judge.unwrap().calls as u64, capped.candidate_pairs / 100);
+
+    let no = judged(false, 1.0).dedup(&docs, silent).unwrap().stats;
+    assert!(no.accepted_pairs < alone.accepted_pairs, "a sure 'no' unlinks pairs the model was unsure of");
+
+    let rules = Deduper::new(Config::default()).unwrap();
+    let stage = semhash::judge::Stage { judge: Box::new(Says(true)), budget: Default::default(), band: 0.5 };
+    assert!(rules.with_judge(stage).is_err(), "the rules state no uncertainty to judge by");
 }

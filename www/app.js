@@ -447,21 +447,15 @@ async function openPair(leftId, rightId, opener) {
     element("p", "hint", `${diff.sharedWords} words shared in order; exact after normalization: ${signals.exact ? "yes" : "no"}.`),
   );
 
-  // The learned decision layer's fields, when this build has it.
+  // The decider's belief: a learned boundary gives a probability and an
+  // uncertainty; the threshold rules (the default) give neither.
   const decision = $("decision");
-  const hasLayer = "p_duplicate" in comparison || "gate" in comparison || "judged" in comparison;
-  if (!hasLayer) {
-    decision.append(element("p", "hint", "Learned decision (probability, gate weights, judge): not available in this build."));
+  if (comparison.probability == null) {
+    decision.append(element("p", "hint", "Decided by the threshold rules (the default): no probability or gate weights. A judge is asked only about a learned boundary's uncertain pairs."));
   } else {
-    if (comparison.p_duplicate !== undefined) decision.append(signalBar("p(duplicate)", comparison.p_duplicate));
-    if (comparison.gate) {
-      decision.append(element("h4", "", "Gate weights"));
-      for (const [name, weight] of Object.entries(comparison.gate)) decision.append(signalBar(name, weight));
-    }
-    if (comparison.judged !== undefined) {
-      decision.append(element("p", "", `Judge asked: ${comparison.judged ? "yes" : "no"}${typeof comparison.judged === "object" ? ` (${JSON.stringify(comparison.judged)})` : ""}`));
-    }
+    decision.append(signalBar("p(duplicate)", comparison.probability), signalBar("uncertainty", comparison.uncertainty));
   }
+  decision.append(element("p", "", `Judge asked: ${comparison.judged ? "yes" : "no"}`));
 }
 
 $("inspector-close").addEventListener("click", () => $("inspector").close());

@@ -81,6 +81,14 @@ pub struct PipelineArgs {
     pub threads: Option<usize>,
     #[command(flatten)]
     pub semantic: SemanticArgs,
+    /// Ask a judge about the pairs the learned boundary (--boundary) is
+    /// unsure of: local (token alignment with the student encoder in
+    /// --models, offline) or endpoint (an LLM behind an OpenAI-compatible chat
+    /// endpoint). dedup, compare and eval only.
+    #[arg(long, value_enum, value_name = "KIND")]
+    pub judge: Option<JudgeKindArg>,
+    #[command(flatten)]
+    pub judge_options: JudgeOptions,
 }
 
 /// The semantic stage.
@@ -254,6 +262,22 @@ pub struct JudgeArgs {
     /// or endpoint (an LLM behind an OpenAI-compatible chat endpoint).
     #[arg(long, value_enum, default_value_t = JudgeKindArg::Local)]
     pub judge: JudgeKindArg,
+    #[command(flatten)]
+    pub options: JudgeOptions,
+    /// Directory holding student.onnx and tokenizer.json (local judge).
+    #[arg(long, default_value = "models", value_name = "DIR")]
+    pub models: PathBuf,
+    /// On a bad line: stop, or skip it (reported on stderr).
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
+    pub on_error: OnErrorArg,
+    /// Worker threads for the local judge (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+/// How a judge is reached and how much of it a run may use.
+#[derive(Args, Debug, Clone)]
+pub struct JudgeOptions {
     /// Base URL of the endpoint (requests go to URL/v1/chat/completions);
     /// default http://127.0.0.1:8080. The API key, if any, is read from the
     /// environment variable SEMHASH_JUDGE_API_KEY.
@@ -271,15 +295,13 @@ pub struct JudgeArgs {
     /// Requests in flight at once (default 4).
     #[arg(long, value_name = "N")]
     pub judge_concurrency: Option<usize>,
-    /// Directory holding student.onnx and tokenizer.json (local judge).
-    #[arg(long, default_value = "models", value_name = "DIR")]
-    pub models: PathBuf,
-    /// On a bad line: stop, or skip it (reported on stderr).
-    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
-    pub on_error: OnErrorArg,
-    /// Worker threads for the local judge (default: one per core).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
+    /// Most judge calls as a share of the candidate pairs (default 0.01).
+    #[arg(long, value_name = "FRACTION")]
+    pub judge_budget: Option<f64>,
+    /// Verdicts at least this uncertain are offered to the judge, in [0, 1]
+    /// (default 0.5; the budget takes the most uncertain).
+    #[arg(long, value_name = "U")]
+    pub judge_band: Option<f32>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

@@ -120,14 +120,72 @@ impl ModelFiles {
     }
 }
 
+/// The judge the flags ask for.
+fn build_judge(
+    kind: JudgeKindArg,
+    o: &JudgeOptions,
+    encoder: impl FnOnce() -> Result<semhash::encoder::Encoder>,
+) -> Result<Box<dyn semhash::judge::Judge>> {
+    use semhash::judge::{AlignConfig, Aligner, Endpoint, EndpointConfig};
+    Ok(match kind {
+        JudgeKindArg::Local => Box::new(Aligner::new(std::sync::Arc::new(encoder()?), AlignConfig::default())),
+        JudgeKindArg::Endpoint => {
+            let mut config = EndpointConfig::default();
+            if let Some(url) = &o.judge_url {
+                config.url.clone_from(url);
+            }
+            if let Some(model) = &o.judge_model {
+                config.model.clone_from(model);
+            }
+            if let Some(seconds) = o.judge_timeout {
+                if seconds.is_nan() || seconds <= 0.0 {
+                    return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
+                }
+                config.timeout_ms = (seconds * 1e3).ceil() as u64;
+            }
+            if let Some(n) = o.judge_retries {
+                config.retries = n;
+            }
+            if let Some(n) = o.judge_concurrency {
+                config.concurrency = n;
+            }
+            Box::new(Endpoint::new(config)?)
+        }
+    })
+}
+
+/// The judge stage of a pipeline (`--judge`).
+fn judge_stage(args: &PipelineArgs, files: Option<&ModelFiles>) -> Result<Option<semhash::judge::Stage>> {
+    let Some(kind) = args.judge else { return Ok(None) };
+    let o = &args.judge_options;
+    let mut budget = semhash::judge::Budget::default();
+    if let Some(f) = o.judge_budget {
+        if !(0.0..=1.0).contains(&f) {
+            return Err(Error::Config(format!("--judge-budget must be in [0, 1], got {f}")));
+        }
+        budget.fraction = f;
+    }
+    let band = o.judge_band.unwrap_or(0.5);
+    if !(0.0..=1.0).contains(&band) {
+        return Err(Error::Config(format!("--judge-band must be in [0, 1], got {band}")));
+    }
+    let encoder = || files.expect("model files are read for the local judge").encoder();
+    Ok(Some(semhash::judge::Stage { judge: build_judge(kind, o, encoder)?, budget, band }))
+}
+
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
 fn deduper(args: &PipelineArgs) -> Result<Deduper> {
-    let mut deduper = Deduper::new(pipeline(args)?)?;
+    let config = pipeline(args)?;
     let s = &args.semantic;
-    if !(s.semantic || s.attention_weights) {
-        return Ok(deduper);
+    let files = (s.semantic || s.attention_weights || args.judge == Some(JudgeKindArg::Local))
+        .then(|| ModelFiles::read(&s.models))
+        .transpose()?;
+    let judge = judge_stage(args, files.as_ref())?;
+    let mut deduper = Deduper::new(config)?;
+    if let Some(stage) = judge {
+        deduper = deduper.with_judge(stage)?;
     }
-    let files = ModelFiles::read(&s.models)?;
+    let Some(files) = files.filter(|_| s.semantic || s.attention_weights) else { return Ok(deduper) };
     if s.attention_weights {
         let hash = semhash::sketch::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
         let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
@@ -264,15 +322,31 @@ fn read_pairs(path: Option<&Path>, on_error: OnError, need_label: bool) -> Resul
     Ok(pairs)
 }
 
-fn compare_all(deduper: &Deduper, pairs: &[PairLine]) -> Result<Vec<(Verdict, PairSignals)>> {
+/// Each pair's verdict and signals, and what the judge did.
+type Compared = (Vec<(Verdict, PairSignals)>, Option<semhash::judge::JudgeReport>);
+
+/// Verdicts and signals of each pair, with the judge's second opinions
+/// (`signals`: already computed, to be decided again).
+fn compare_all(deduper: &Deduper, pairs: &[PairLine], signals: Option<Vec<PairSignals>>) -> Result<Compared> {
     let texts: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
-    deduper.compare(&texts)
+    let results = match signals {
+        None => deduper.compare(&texts)?,
+        Some(signals) => signals.into_iter().map(|s| (deduper.config().decide.decide(&s), s)).collect(),
+    };
+    let (mut verdicts, signals): (Vec<Verdict>, Vec<PairSignals>) = results.into_iter().unzip();
+    let fallback = if deduper.semantic().is_some() {
+        semhash::decide::Relation::Paraphrase
+    } else {
+        semhash::decide::Relation::Near
+    };
+    let report = deduper.second_opinions(&mut verdicts, |i| texts[i], fallback);
+    Ok((verdicts.into_iter().zip(signals).collect(), report))
 }
 
 fn compare(args: CompareArgs) -> Result<()> {
     let deduper = deduper(&args.pipeline)?;
     let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
-    let results = compare_all(&deduper, &pairs)?;
+    let (results, _) = compare_all(&deduper, &pairs, None)?;
     let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
         json!({
             "line": p.line, "id": p.id, "duplicate": v.relation.is_duplicate(), "relation": v.relation,
@@ -287,36 +361,9 @@ fn compare(args: CompareArgs) -> Result<()> {
 }
 
 fn judge(args: JudgeArgs) -> Result<()> {
-    use semhash::judge::{AlignConfig, Aligner, Endpoint, EndpointConfig, Judge, Pair};
+    use semhash::judge::Pair;
     threads(args.threads)?;
-    let judge: Box<dyn Judge> = match args.judge {
-        JudgeKindArg::Local => Box::new(Aligner::new(
-            std::sync::Arc::new(ModelFiles::read(&args.models)?.encoder()?),
-            AlignConfig::default(),
-        )),
-        JudgeKindArg::Endpoint => {
-            let mut config = EndpointConfig::default();
-            if let Some(url) = args.judge_url {
-                config.url = url;
-            }
-            if let Some(model) = args.judge_model {
-                config.model = model;
-            }
-            if let Some(seconds) = args.judge_timeout {
-                if seconds.is_nan() || seconds <= 0.0 {
-                    return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
-                }
-                config.timeout_ms = (seconds * 1e3).ceil() as u64;
-            }
-            if let Some(n) = args.judge_retries {
-                config.retries = n;
-            }
-            if let Some(n) = args.judge_concurrency {
-                config.concurrency = n;
-            }
-            Box::new(Endpoint::new(config)?)
-        }
-    };
+    let judge = build_judge(args.judge, &args.options, || ModelFiles::read(&args.models)?.encoder())?;
     let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
     let started = Instant::now();
     let batch: Vec<Pair> = pairs.iter().map(|p| Pair { a: &p.a, b: &p.b, p: 0.5 }).collect();
@@ -345,6 +392,11 @@ fn judge(args: JudgeArgs) -> Result<()> {
 }
 
 fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {
+    if pipeline_args.judge.is_some() {
+        return Err(Error::Config(
+            "--judge works with dedup, compare and eval: a store keeps signatures, not the texts a judge reads".into(),
+        ));
+    }
     let deduper = deduper(pipeline_args)?;
     let file = FileStore::open(&store.store, deduper.fingerprint())?;
     for w in &file.warnings {
@@ -454,8 +506,8 @@ fn read_signals(path: &Path) -> Result<Vec<PairSignals>> {
 
 fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<Value> {
     let pairs = read_pairs(Some(path), OnError::Fail, true)?;
-    let results = match signals {
-        None => compare_all(deduper, &pairs)?,
+    let signals = match signals {
+        None => None,
         Some(file) => {
             let signals = read_signals(file)?;
             if signals.len() != pairs.len() {
@@ -467,9 +519,10 @@ fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<
                     pairs.len()
                 )));
             }
-            signals.into_iter().map(|s| (deduper.config().decide.decide(&s), s)).collect()
+            Some(signals)
         }
     };
+    let (results, judged) = compare_all(deduper, &pairs, signals)?;
     let label = |i: usize| pairs[i].label.expect("labels required");
     let at_config = PairMetrics::of_predictions(
         results.iter().enumerate().map(|(i, (v, _))| (v.relation.is_duplicate(), label(i))),
@@ -518,8 +571,28 @@ fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<
             sure.f1
         );
     }
+    let judge = judged.map(|r| {
+        let mut stats = semhash::judge::JudgeStats::default();
+        stats.add(&r);
+        print_judge(&stats);
+        stats
+    });
     Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best,
-        "uncertain_pairs": uncertain}))
+        "uncertain_pairs": uncertain, "judge": judge}))
+}
+
+/// One line on what the judge did.
+fn print_judge(j: &semhash::judge::JudgeStats) {
+    println!(
+        "judge {}: {} calls for {} candidate pairs ({:.2}%; {} uncertain offered), {} verdicts changed, {} failed",
+        j.judge,
+        j.calls,
+        j.candidates,
+        100.0 * j.used,
+        j.uncertain,
+        j.changed,
+        j.failed
+    );
 }
 
 fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
@@ -582,6 +655,9 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
         cluster_metrics(&all, &predicted)["all"].false_pairs
     };
     println!("false pairs overall: {total_false}");
+    if let Some(j) = &outcome.stats.judge {
+        print_judge(j);
+    }
     if !groups.is_empty() {
         println!("snippets: {found} of {} true snippet groups reported", groups.len());
     }

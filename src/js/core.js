@@ -114,6 +114,19 @@ export function bind(wasm, exports, platform = {}) {
       return present.length;
     }
 
+    /**
+     * A judge for the pairs the learned boundary (config `decide: {type:
+     * "learned", ...models/boundary.json}`) is unsure of, asked in `dedup`
+     * and `compare`: a synchronous `(pairs: {a, b, p}[]) => {duplicate,
+     * confidence, relation?}[]`. Offered: verdicts with uncertainty >= `band`
+     * (default 0.5); asked: at most `budget` (default 0.01) of the candidate
+     * pairs, the most uncertain first. A throw leaves the model's verdicts.
+     * `null` removes it; with the threshold rules it throws.
+     */
+    setJudge(callback, { budget, band } = {}) {
+      this.#deduper.setJudge(callback ?? undefined, budget, band);
+    }
+
     /** Compares two texts: `{duplicate, relation, score, signals}`. */
     compare(a, b) {
       return this.#deduper.compare(a, b);

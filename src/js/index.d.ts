@@ -29,7 +29,14 @@ export interface Comparison {
     boilerplate: [number, number];
     /** Cosine of the embeddings, when both texts were embedded (full build). */
     cosine: number | null;
+    /** Share of equal bits of the semantic codes, when both texts were embedded. */
+    code_agreement: number | null;
   };
+  /** With a learned boundary: its probability of duplicate (after the judge, if asked) and uncertainty. */
+  probability: number | null;
+  uncertainty: number | null;
+  /** Whether a judge was asked about this pair. */
+  judged: boolean;
 }
 
 export interface DocResult {
@@ -122,6 +129,11 @@ export class SemHash {
   query(text: string): Match[];
   remove(ids: string[]): Promise<number>;
   compare(a: string, b: string): Comparison;
+  /** A judge for the learned boundary's uncertain pairs (dedup and compare); `null` removes it. */
+  setJudge(
+    callback: ((pairs: { a: string; b: string; p: number }[]) => { duplicate: boolean; confidence: number; relation?: Relation }[]) | null,
+    options?: { budget?: number; band?: number },
+  ): void;
   sign(text: string): Uint8Array;
   signBatch(texts: string[]): Uint8Array[];
   dedup(docs: Doc[], options?: { onProgress?: (stage: string, done: number, total: number) => void }): Outcome;

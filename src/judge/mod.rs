@@ -280,6 +280,44 @@ pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<
     }
 }
 
+/// A judge as a stage of the pipeline: which verdicts it is offered and how
+/// many it may take ([`crate::Deduper::with_judge`]).
+pub struct Stage {
+    pub judge: Box<dyn Judge>,
+    pub budget: Budget,
+    /// Verdicts at least this uncertain are offered (0: the model is sure, 1:
+    /// it knows nothing); the budget then takes the most uncertain of them.
+    pub band: f32,
+}
+
+/// What the judges did in a run, summed over the pipeline's stages.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct JudgeStats {
+    pub judge: String,
+    /// Candidate pairs decided by the model: the budget's base.
+    pub candidates: usize,
+    /// Verdicts in the band.
+    pub uncertain: usize,
+    pub calls: usize,
+    pub failed: usize,
+    /// Verdicts the judge turned (duplicate to not, or back).
+    pub changed: usize,
+    /// `calls / candidates`.
+    pub used: f64,
+}
+
+impl JudgeStats {
+    pub fn add(&mut self, report: &JudgeReport) {
+        self.judge.clone_from(&report.judge);
+        self.candidates += report.candidates;
+        self.uncertain += report.uncertain;
+        self.calls += report.calls;
+        self.failed += report.failed;
+        self.changed += report.changed;
+        self.used = if self.candidates == 0 { 0.0 } else { self.calls as f64 / self.candidates as f64 };
+    }
+}
+
 /// Which judge, and its knobs.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

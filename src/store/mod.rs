@@ -92,6 +92,11 @@ impl<S: SignatureStore> Incremental<S> {
         &self.deduper
     }
 
+    /// For what does not change signatures (a judge).
+    pub fn deduper_mut(&mut self) -> &mut Deduper {
+        &mut self.deduper
+    }
+
     pub fn store_mut(&mut self) -> &mut S {
         &mut self.store
     }

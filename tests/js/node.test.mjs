@@ -3,6 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pkg, root, sample, vectors, hex } from "./helpers.mjs";
 
@@ -73,3 +74,39 @@ test("dedup gives the native binary's clusters on the sample corpus", async () =
   });
   assert.ok(outcome.snippets.length >= 3);
 });
+
+test("a JS judge is asked about the learned boundary's uncertain pairs, within its budget", async () => {
+  const boundary = JSON.parse(readFileSync(join(root, "models", "boundary.json"), "utf8"));
+  const config = { ...defaultConfig(), decide: { type: "learned", ...boundary } };
+  const docs = sample().map(({ id, text }) => ({ id, text }));
+  const semhash = await SemHash.open({ config, store: null });
+  const alone = semhash.dedup(docs).stats;
+  assert.equal(alone.judge, undefined, "no judge, no judge stats");
+
+  // Every candidate offered (band 0, budget 1): a judge sure that all are duplicates links them all.
+  const asked = [];
+  semhash.setJudge((pairs) => {
+    asked.push(...pairs);
+    return pairs.map(() => ({ duplicate: true, confidence: 1 }));
+  }, { budget: 1, band: 0 });
+  const yes = semhash.dedup(docs).stats;
+  assert.equal(yes.judge.calls, yes.candidate_pairs);
+  assert.equal(asked.length, yes.judge.calls);
+  assert.ok(asked.every((p) => typeof p.a === "string" && p.p >= 0 && p.p <= 1));
+  assert.ok(yes.judge.changed > 0 && yes.clusters < alone.clusters, JSON.stringify(yes.judge));
+
+  // The default budget: at most 1% of the candidate pairs.
+  semhash.setJudge((pairs) => pairs.map(() => ({ duplicate: true, confidence: 1 })), { band: 0 });
+  const capped = semhash.dedup(docs).stats;
+  assert.equal(capped.judge.calls, Math.floor(capped.candidate_pairs * 0.01));
+
+  // A judge that throws changes nothing; its calls count as failed.
+  semhash.setJudge(() => { throw new Error("offline"); }, { budget: 1, band: 0 });
+  const failed = semhash.dedup(docs).stats;
+  assert.equal(failed.judge.failed, failed.judge.calls);
+  assert.equal(failed.clusters, alone.clusters);
+
+  const rules = await SemHash.open({ store: null });
+  assert.throws(() => rules.setJudge(() => []), /learned boundary/);
+});
+

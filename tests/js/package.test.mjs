@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pkg, root, PARAPHRASES } from "./helpers.mjs";
@@ -57,3 +58,12 @@ test("the packed tarball installs and imports by name in Node, with every enviro
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the wasm modules stay within their size budgets (gzipped: lite 300 KB, full 5 MB)", () => {
+  for (const [build, budget] of [["wasm", 300_000], ["full", 5_000_000]]) {
+    const gz = gzipSync(readFileSync(join(pkg, build, "semhash_bg.wasm")), { level: 9 }).length;
+    console.log(`# ${build === "wasm" ? "lite" : "full"}: ${gz} bytes gzipped, budget ${budget}`);
+    assert.ok(gz <= budget, `${build}: ${gz} bytes gzipped, over ${budget}`);
+  }
+});
+
