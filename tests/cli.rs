@@ -323,3 +323,35 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     let o = semhash(&["dedup", SAMPLE, "--semantic", "--models", dir.path().to_str().unwrap()]);
     assert!(!o.status.success() && stderr(&o).contains("student.onnx"), "{}", stderr(&o));
 }
+
+#[test]
+fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
+    let boundary = concat!(env!("CARGO_MANIFEST_DIR"), "/models/boundary.json");
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let (o, r) = (out.to_str().unwrap(), report.to_str().unwrap());
+    let run = |extra: &[&str]| {
+        let args = [&["dedup", SAMPLE, "-o", o, "--report", r, "--boundary", boundary, "--models", models][..], extra];
+        semhash(&args.concat())
+    };
+    let o = run(&["--judge", "--judge-band", "0", "--judge-budget", "0.05"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("judge local:"), "{}", stderr(&o));
+    assert_eq!(lines(&out).len(), 174, "every input id once");
+    let stats =
+        &serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&report).unwrap()).unwrap()["counts"];
+    let judge = &stats["judge"];
+    assert_eq!(judge["judge"], "local", "{stats}");
+    let (calls, candidates) = (judge["calls"].as_u64().unwrap(), judge["candidates"].as_u64().unwrap());
+    assert!(calls > 0 && calls <= candidates * 5 / 100, "{judge}");
+    assert!((judge["used"].as_f64().unwrap() - calls as f64 / candidates as f64).abs() < 1e-9);
+
+    let o = run(&["--judge", "--judge-budget", "2"]);
+    assert!(stderr(&o).contains("--judge-budget must be in [0, 1]"), "{}", stderr(&o));
+    let o = semhash(&["dedup", SAMPLE, "--judge"]);
+    assert!(!o.status.success() && stderr(&o).contains("needs the learned boundary"), "{}", stderr(&o));
+    let store = dir.path().join("store");
+    let o = semhash(&["sign", "--store", store.to_str().unwrap(), SAMPLE, "--boundary", boundary, "--judge"]);
+    assert!(!o.status.success() && stderr(&o).contains("a store keeps signatures"), "{}", stderr(&o));
+}

@@ -84,8 +84,8 @@ pub struct PipelineArgs {
     /// Ask a judge about the pairs the learned boundary (--boundary) is
     /// unsure of: local (token alignment with the student encoder in
     /// --models, offline) or endpoint (an LLM behind an OpenAI-compatible chat
-    /// endpoint). dedup, compare and eval only.
-    #[arg(long, value_enum, value_name = "KIND")]
+    /// endpoint). `--judge` alone: local. dedup, compare and eval only.
+    #[arg(long, value_enum, value_name = "KIND", num_args = 0..=1, default_missing_value = "local")]
     pub judge: Option<JudgeKindArg>,
     #[command(flatten)]
     pub judge_options: JudgeOptions,

@@ -279,6 +279,17 @@ fn dedup(args: DedupArgs) -> Result<()> {
             loaded.skipped.len(),
             started.elapsed().as_secs_f64()
         );
+        if let Some(j) = &s.judge {
+            eprintln!(
+                "  judge {}: {} calls, {:.2}% of {} candidate pairs; {} verdicts changed, {} failed",
+                j.judge,
+                j.calls,
+                100.0 * j.used,
+                j.candidates,
+                j.changed,
+                j.failed
+            );
+        }
         for snippet in outcome.snippets.iter().take(5) {
             let text: String = snippet.text.chars().take(70).collect();
             eprintln!("  snippet in {} documents: {text:?}", snippet.docs.len());
