@@ -44,6 +44,8 @@ pub struct TrainConfig {
     /// Features held at 0 (ablations).
     pub dropped: Vec<String>,
     pub seed: u64,
+    /// Probability at which a pair is a duplicate in the written model.
+    pub threshold: f32,
 }
 
 impl Default for TrainConfig {
@@ -59,6 +61,10 @@ impl Default for TrainConfig {
             parts: Parts { gate: true, adaptive_boundary: true },
             dropped: Vec::new(),
             seed: 0x424e_4459,
+            // Chosen on the dev labels: the Bible pairs' F1 rises from 0.873
+            // at 0.5 to 0.956 at 0.05 while every stress-set target holds
+            // (README, "The decision layer").
+            threshold: 0.05,
         }
     }
 }
@@ -159,7 +165,7 @@ fn fit_temperature(members: &[Member], held_out: &[Example], parts: Parts) -> f3
 }
 
 /// Trains the ensemble on `train`, fits its temperature on `held_out`, and
-/// returns the boundary (threshold 0.5). `log(member, step, loss)`.
+/// returns the boundary (at `config.threshold`). `log(member, step, loss)`.
 pub fn train(
     train: &[Example],
     held_out: &[Example],
@@ -203,7 +209,7 @@ pub fn train(
         features: NAMES.iter().map(|s| s.to_string()).collect(),
         dropped: config.dropped.clone(),
         parts: config.parts,
-        threshold: 0.5,
+        threshold: config.threshold,
         short_max_chars,
         min_samples: 8,
         containment: 0.9,
