@@ -131,7 +131,7 @@ impl Deduper {
     /// Second opinions on `verdicts` (`texts(i)`: pair i's texts; all of
     /// them the budget's base): those in the judge's band, within its budget,
     /// merged with the judge's verdict ([`crate::judge::merge`]); the merged
-    /// probability decides at 0.5. A verdict the judge turns into a duplicate
+    /// probability decides at the model's threshold. A verdict the judge turns into a duplicate
     /// takes its relation, or `fallback`. Without a judge, nothing changes.
     pub fn second_opinions<'t>(
         &self,
@@ -150,14 +150,20 @@ impl Deduper {
             })
             .collect();
         let report = crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget);
-        for d in &report.decisions {
+        // The merged probability decides where the model's own does.
+        let threshold = match &self.config.decide {
+            crate::decide::DeciderWrapper::Learned(d) => d.threshold,
+            crate::decide::DeciderWrapper::Lexical(_) => 0.5,
+        };
+        // A failed call leaves the model's verdict as it was.
+        for d in report.decisions.iter().filter(|d| d.judgement.is_some()) {
             let v = &mut verdicts[d.index];
             v.score = d.p;
             if let Some(c) = &mut v.confidence {
                 c.probability = d.p;
             }
             let said = d.judgement.as_ref().and_then(|j| j.relation).filter(|r| r.is_duplicate());
-            v.relation = match (d.p >= 0.5, v.relation.is_duplicate()) {
+            v.relation = match (d.p >= threshold, v.relation.is_duplicate()) {
                 (true, false) => said.unwrap_or(fallback),
                 (false, true) => Relation::None,
                 _ => v.relation,
