@@ -172,6 +172,18 @@ impl Deduper {
         Some(report)
     }
 
+    /// [`Deduper::second_opinions`] on the verdicts of [`Deduper::compare`]
+    /// over `pairs`: a pair the judge makes a duplicate is a paraphrase with a
+    /// semantic stage, a near duplicate without.
+    pub fn judge_compared(
+        &self,
+        verdicts: &mut [Verdict],
+        pairs: &[(&str, &str)],
+    ) -> Option<crate::judge::JudgeReport> {
+        let fallback = if self.semantic.is_some() { Relation::Paraphrase } else { Relation::Near };
+        self.second_opinions(verdicts, |i| pairs[i], fallback)
+    }
+
     fn count_judged(stats: &mut RunStats, report: Option<crate::judge::JudgeReport>) {
         if let Some(report) = report {
             stats.judge.get_or_insert_with(Default::default).add(&report);

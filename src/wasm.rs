@@ -6,7 +6,6 @@
 //! binding) the commit each `add` or `remove` returns. Rust errors become JS
 //! `Error`s with the library's message.
 
-use crate::decide::Relation;
 use crate::pipeline::{Progress, Silent};
 use crate::store::{Commit, HostStore, Incremental};
 use crate::{Config, Document, Error};
@@ -301,8 +300,7 @@ impl Deduper {
         }
         let (verdict, signals) = deduper.compare(&[(a, b)]).map_err(fail)?.remove(0);
         let mut verdicts = [verdict];
-        let fallback = if deduper.semantic().is_some() { Relation::Paraphrase } else { Relation::Near };
-        let judged = deduper.second_opinions(&mut verdicts, |_| (a, b), fallback).is_some_and(|r| r.calls > 0);
+        let judged = deduper.judge_compared(&mut verdicts, &[(a, b)]).is_some_and(|r| r.calls > 0);
         let [verdict] = verdicts;
         let out = serde_json::json!({
             "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,

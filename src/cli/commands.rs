@@ -345,12 +345,7 @@ fn compare_all(deduper: &Deduper, pairs: &[PairLine], signals: Option<Vec<PairSi
         Some(signals) => signals.into_iter().map(|s| (deduper.config().decide.decide(&s), s)).collect(),
     };
     let (mut verdicts, signals): (Vec<Verdict>, Vec<PairSignals>) = results.into_iter().unzip();
-    let fallback = if deduper.semantic().is_some() {
-        semhash::decide::Relation::Paraphrase
-    } else {
-        semhash::decide::Relation::Near
-    };
-    let report = deduper.second_opinions(&mut verdicts, |i| texts[i], fallback);
+    let report = deduper.judge_compared(&mut verdicts, &texts);
     Ok((verdicts.into_iter().zip(signals).collect(), report))
 }
 
