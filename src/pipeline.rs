@@ -140,21 +140,21 @@ impl Deduper {
         fallback: Relation,
     ) -> Option<crate::judge::JudgeReport> {
         let stage = self.judge.as_ref()?;
+        // The merged probability decides where the model's own does.
+        let threshold = match &self.config.decide {
+            crate::decide::DeciderWrapper::Learned(d) => d.threshold,
+            crate::decide::DeciderWrapper::Lexical(_) => 0.5,
+        };
         let uncertain: Vec<crate::judge::Uncertain<'t>> = verdicts
             .iter()
             .enumerate()
             .filter_map(|(i, v)| {
                 let c = v.confidence.filter(|c| c.uncertainty >= stage.band)?;
                 let (a, b) = texts(i);
-                Some(crate::judge::Uncertain { index: i, a, b, p: c.probability, uncertainty: c.uncertainty })
+                Some(crate::judge::Uncertain { index: i, a, b, p: c.probability, uncertainty: c.uncertainty, threshold })
             })
             .collect();
         let report = crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget);
-        // The merged probability decides where the model's own does.
-        let threshold = match &self.config.decide {
-            crate::decide::DeciderWrapper::Learned(d) => d.threshold,
-            crate::decide::DeciderWrapper::Lexical(_) => 0.5,
-        };
         // A failed call leaves the model's verdict as it was.
         for d in report.decisions.iter().filter(|d| d.judgement.is_some()) {
             let v = &mut verdicts[d.index];

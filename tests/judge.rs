@@ -397,7 +397,7 @@ fn failures_after_the_last_retry_lose_no_pair() {
     let uncertain: Vec<Uncertain> = texts
         .iter()
         .enumerate()
-        .map(|(i, &(a, b))| Uncertain { index: 10 + i, a, b, p: 0.3, uncertainty: 0.9 })
+        .map(|(i, &(a, b))| Uncertain { index: 10 + i, a, b, p: 0.3, uncertainty: 0.9, threshold: 0.5 })
         .collect();
     let report = judge_uncertain(&judge, 3, &uncertain, &Budget { fraction: 1.0, max_calls: None });
     assert_eq!((report.calls, report.failed, report.changed), (3, 1, 2));

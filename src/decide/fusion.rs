@@ -27,13 +27,13 @@
 //!
 //! A model is a small ensemble (members trained on bootstrap resamples):
 //! `probability` is the members' mean, and `uncertainty` is 1 on the
-//! boundary or where members disagree, 0 far from it where they agree: the
-//! pairs a judge should see. Everything is a few dozen multiply-adds per
-//! member, plain Rust, so it runs in the wasm build too. Training is in
-//! [`super::train`].
+//! boundary (at the model's threshold) or where members disagree, 0 far
+//! from it where they agree: the pairs a judge should see. Everything is a
+//! few dozen multiply-adds per member, plain Rust, so it runs in the wasm
+//! build too. Training is in [`super::train`].
 
 use super::features::{at, features, Features, COUNT, NAMES};
-use super::{Confidence, Decider, PairSignals, Relation, Verdict};
+use super::{shift_odds, Confidence, Decider, PairSignals, Relation, Verdict};
 use crate::index::Blocking;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -289,19 +289,22 @@ impl LearnedBoundary {
     }
 
     /// Probability of duplicate, uncertainty, and the members' mean gate.
+    /// Uncertainty is about the decision, so it is read on the scale where
+    /// the threshold is 0.5 ([`shift_odds`]).
     pub fn predict(&self, f: &Features) -> (Confidence, [f32; EXPERTS]) {
         let n = self.members.len() as f32;
-        let (mut sum, mut sq, mut gate) = (0.0, 0.0, [0.0; EXPERTS]);
+        let (mut sum, mut centred, mut sq, mut gate) = (0.0, 0.0, 0.0, [0.0; EXPERTS]);
         for m in &self.members {
             let pass = m.forward(f, self.parts);
             let p = sigmoid(pass.margin / self.temperature);
-            (sum, sq) = (sum + p, sq + p * p);
+            let q = shift_odds(p, self.threshold, 0.5);
+            (sum, centred, sq) = (sum + p, centred + q, sq + q * q);
             gate.iter_mut().zip(pass.gate).for_each(|(g, x)| *g += x / n);
         }
-        let probability = sum / n;
-        let spread = (sq / n - probability * probability).max(0.0).sqrt();
+        let (probability, q) = (sum / n, centred / n);
+        let spread = (sq / n - q * q).max(0.0).sqrt();
         // Near the boundary, or members disagreeing (a pair unlike the training pairs).
-        let uncertainty = (1.0 - (2.0 * probability - 1.0).abs()).max(2.0 * spread).min(1.0);
+        let uncertainty = (1.0 - (2.0 * q - 1.0).abs()).max(2.0 * spread).min(1.0);
         (Confidence { probability, uncertainty }, gate)
     }
 

@@ -92,6 +92,21 @@ pub struct Confidence {
     pub uncertainty: f32,
 }
 
+/// `p` moved along the logistic curve so that `from` lands on `to`: the same
+/// log-odds distance from a decision, on a scale that decides at `to`. A model
+/// deciding at p = 0.05 is unsure near 0.05, not near 0.5: uncertainty and a
+/// judge's vote are weighed on the scale centred on the model's threshold.
+pub fn shift_odds(p: f32, from: f32, to: f32) -> f32 {
+    if p <= 0.0 || p >= 1.0 {
+        return p; // certainty stays certainty
+    }
+    let logit = |x: f32| {
+        let x = x.clamp(1e-6, 1.0 - 1e-6);
+        (x / (1.0 - x)).ln()
+    };
+    1.0 / (1.0 + (logit(from) - logit(p) - logit(to)).exp())
+}
+
 /// Everything the signatures of a pair say about it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairSignals {

@@ -35,8 +35,8 @@
 //! }
 //!
 //! let uncertain = [
-//!     Uncertain { index: 7, a: "one text", b: "two text", p: 0.45, uncertainty: 0.9 },
-//!     Uncertain { index: 9, a: "short", b: "a longer one", p: 0.6, uncertainty: 0.2 },
+//!     Uncertain { index: 7, a: "one text", b: "two text", p: 0.45, uncertainty: 0.9, threshold: 0.5 },
+//!     Uncertain { index: 9, a: "short", b: "a longer one", p: 0.6, uncertainty: 0.2, threshold: 0.5 },
 //! ];
 //! // 100 candidate pairs at 1%: one call, for the less certain pair.
 //! let report = judge_uncertain(&SameLength, 100, &uncertain, &Budget::default());
@@ -56,7 +56,7 @@ pub use align::{fit_calibration, Aligner};
 #[cfg(feature = "endpoint")]
 pub use endpoint::Endpoint;
 
-use crate::decide::Relation;
+use crate::decide::{shift_odds, Relation};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
@@ -178,11 +178,11 @@ impl Budget {
     }
 
     /// Positions in `pairs` of those to judge: the most uncertain first (then
-    /// the closest to p = 0.5, then input order, so runs repeat), at most
+    /// the closest to the threshold, then input order, so runs repeat), at most
     /// [`Budget::calls`] of them.
     pub fn pick(&self, candidates: usize, pairs: &[Uncertain<'_>]) -> Vec<usize> {
         let mut order: Vec<usize> = (0..pairs.len()).collect();
-        let key = |i: usize| (-clamp01(pairs[i].uncertainty), (clamp01(pairs[i].p) - 0.5).abs());
+        let key = |i: usize| (-clamp01(pairs[i].uncertainty), (pairs[i].centred() - 0.5).abs());
         order.sort_by(|&x, &y| key(x).partial_cmp(&key(y)).expect("no NaN after clamping").then(x.cmp(&y)));
         order.truncate(self.calls(candidates));
         order
@@ -200,6 +200,15 @@ pub struct Uncertain<'a> {
     pub p: f32,
     /// The model's uncertainty about `p`: 0 sure, 1 knows nothing.
     pub uncertainty: f32,
+    /// The probability at which the model calls a pair a duplicate.
+    pub threshold: f32,
+}
+
+impl Uncertain<'_> {
+    /// `p` on the scale where the model decides at 0.5 ([`shift_odds`]).
+    fn centred(&self) -> f32 {
+        shift_odds(clamp01(self.p), self.threshold, 0.5)
+    }
 }
 
 /// What became of one judged pair.
@@ -231,7 +240,7 @@ pub struct JudgeReport {
     pub calls: usize,
     /// Calls that gave no verdict (the model's verdict stands).
     pub failed: usize,
-    /// Pairs whose side of p = 0.5 the judge changed.
+    /// Pairs the judge moved across the model's threshold.
     pub changed: usize,
     /// `calls / candidates`: the share of the budget's base spent.
     pub used: f64,
@@ -254,10 +263,12 @@ pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<
         .map(|(&i, outcome)| {
             let u = &pairs[i];
             match outcome {
+                // Merged where the model's threshold is 0.5, so the judge's vote
+                // weighs the same on either side of the model's decision.
                 Ok(j) => Decision {
                     index: u.index,
                     model_p: u.p,
-                    p: merge(u.p, u.uncertainty, &j),
+                    p: shift_odds(merge(u.centred(), u.uncertainty, &j), 0.5, u.threshold),
                     judgement: Some(j),
                     error: None,
                 },
@@ -274,7 +285,11 @@ pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<
         allowed: budget.calls(candidates),
         calls: decisions.len(),
         failed: decisions.iter().filter(|d| d.error.is_some()).count(),
-        changed: decisions.iter().filter(|d| (d.p >= 0.5) != (d.model_p >= 0.5)).count(),
+        changed: decisions
+            .iter()
+            .zip(&picked)
+            .filter(|(d, &i)| (d.p >= pairs[i].threshold) != (d.model_p >= pairs[i].threshold))
+            .count(),
         used: if candidates == 0 { 0.0 } else { decisions.len() as f64 / candidates as f64 },
         decisions,
     }
@@ -448,7 +463,7 @@ mod tests {
     use super::*;
 
     fn pair(index: usize, p: f32, uncertainty: f32) -> Uncertain<'static> {
-        Uncertain { index, a: "a", b: "b", p, uncertainty }
+        Uncertain { index, a: "a", b: "b", p, uncertainty, threshold: 0.5 }
     }
 
     #[test]
@@ -477,6 +492,35 @@ mod tests {
         for (p, u, c) in [(0.0, 0.0, 1.0), (1.0, 0.5, 0.3), (0.3, 1.0, 1.0)] {
             let m = merge(p, u, &Judgement::new(true, c));
             assert!((0.0..=1.0).contains(&m), "{m}");
+        }
+    }
+
+    /// Always says the same, surely.
+    struct Says(bool);
+    impl Judge for Says {
+        fn name(&self) -> &'static str {
+            "says"
+        }
+        fn judge(&self, pairs: &[Pair<'_>]) -> Vec<Result<Judgement>> {
+            pairs.iter().map(|_| Ok(Judgement::new(self.0, 0.9))).collect()
+        }
+    }
+
+    #[test]
+    fn the_judge_weighs_the_same_on_either_side_of_a_low_threshold() {
+        // A model deciding at 0.05: p = 0.1 is a duplicate, p = 0.02 is not,
+        // both about as far from the decision in log odds (and as unsure).
+        let all = Budget { fraction: 1.0, max_calls: None };
+        let at = |p: f32| Uncertain { threshold: 0.05, ..pair(0, p, 0.8) };
+        let vetoed = judge_uncertain(&Says(false), 1, &[at(0.1)], &all);
+        assert!(vetoed.decisions[0].p < 0.05 && vetoed.changed == 1, "{:?}", vetoed.decisions[0]);
+        let raised = judge_uncertain(&Says(true), 1, &[at(0.02)], &all);
+        assert!(raised.decisions[0].p >= 0.05 && raised.changed == 1, "{:?}", raised.decisions[0]);
+        // Agreeing with the model changes no verdict.
+        assert_eq!(judge_uncertain(&Says(true), 1, &[at(0.1)], &all).changed, 0);
+        for p in [0.001, 0.05, 0.3, 0.999] {
+            let back = shift_odds(shift_odds(p, 0.05, 0.5), 0.5, 0.05);
+            assert!((back - p).abs() < 1e-4, "{p} -> {back}");
         }
     }
 
