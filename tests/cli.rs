@@ -347,6 +347,24 @@ fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
     assert!(calls > 0 && calls <= candidates * 5 / 100, "{judge}");
     assert!((judge["used"].as_f64().unwrap() - calls as f64 / candidates as f64).abs() < 1e-9);
 
+    // compare says what the judge did too (on stderr: stdout is the verdicts).
+    let pairs = dir.path().join("pairs.jsonl");
+    let pair = |a: &str, b: &str| serde_json::json!({"a": a, "b": b}).to_string();
+    std::fs::write(
+        &pairs,
+        [
+            pair("The cat sat on the mat all day.", "The cat sat on the mat all day long."),
+            pair("Rain is expected tomorrow.", "A new bridge opened downtown."),
+        ]
+        .join("\n"),
+    )
+    .unwrap();
+    let args = ["compare", pairs.to_str().unwrap(), "--boundary", boundary, "--models", models, "--judge"];
+    let o = semhash(&[&args[..], &["--judge-band", "0", "--judge-budget", "1"]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("judge local: 2 calls for 2 candidate pairs"), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
+
     let o = run(&["--judge", "--judge-budget", "2"]);
     assert!(stderr(&o).contains("--judge-budget must be in [0, 1]"), "{}", stderr(&o));
     let o = semhash(&["dedup", SAMPLE, "--judge"]);

@@ -280,15 +280,7 @@ fn dedup(args: DedupArgs) -> Result<()> {
             started.elapsed().as_secs_f64()
         );
         if let Some(j) = &s.judge {
-            eprintln!(
-                "  judge {}: {} calls, {:.2}% of {} candidate pairs; {} verdicts changed, {} failed",
-                j.judge,
-                j.calls,
-                100.0 * j.used,
-                j.candidates,
-                j.changed,
-                j.failed
-            );
+            eprintln!("  {}", judge_summary(j));
         }
         for snippet in outcome.snippets.iter().take(5) {
             let text: String = snippet.text.chars().take(70).collect();
@@ -352,7 +344,10 @@ fn compare_all(deduper: &Deduper, pairs: &[PairLine], signals: Option<Vec<PairSi
 fn compare(args: CompareArgs) -> Result<()> {
     let deduper = deduper(&args.pipeline)?;
     let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
-    let (results, _) = compare_all(&deduper, &pairs, None)?;
+    let (results, judged) = compare_all(&deduper, &pairs, None)?;
+    if let Some(report) = &judged {
+        eprintln!("semhash: {}", judge_summary(&judge_stats(report)));
+    }
     let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
         json!({
             "line": p.line, "id": p.id, "duplicate": v.relation.is_duplicate(), "relation": v.relation,
@@ -578,18 +573,23 @@ fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<
         );
     }
     let judge = judged.map(|r| {
-        let mut stats = semhash::judge::JudgeStats::default();
-        stats.add(&r);
-        print_judge(&stats);
+        let stats = judge_stats(&r);
+        println!("{}", judge_summary(&stats));
         stats
     });
     Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best,
         "uncertain_pairs": uncertain, "judge": judge}))
 }
 
-/// One line on what the judge did.
-fn print_judge(j: &semhash::judge::JudgeStats) {
-    println!(
+fn judge_stats(report: &semhash::judge::JudgeReport) -> semhash::judge::JudgeStats {
+    let mut stats = semhash::judge::JudgeStats::default();
+    stats.add(report);
+    stats
+}
+
+/// One line on what the judge did (dedup, compare and eval print it).
+fn judge_summary(j: &semhash::judge::JudgeStats) -> String {
+    format!(
         "judge {}: {} calls for {} candidate pairs ({:.2}%; {} uncertain offered), {} verdicts changed, {} failed",
         j.judge,
         j.calls,
@@ -598,7 +598,7 @@ fn print_judge(j: &semhash::judge::JudgeStats) {
         j.uncertain,
         j.changed,
         j.failed
-    );
+    )
 }
 
 fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
@@ -662,7 +662,7 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
     };
     println!("false pairs overall: {total_false}");
     if let Some(j) = &outcome.stats.judge {
-        print_judge(j);
+        println!("{}", judge_summary(j));
     }
     if !groups.is_empty() {
         println!("snippets: {found} of {} true snippet groups reported", groups.len());
