@@ -1,11 +1,13 @@
 // The demo page (www/) in headless Chromium with the real package and model:
 // the sample's clusters as its labels say, the pair inspector, exports,
 // signatures kept across a reload, phone width, cancel, offline after the
-// first visit, no console errors. Writes the screenshots in www/screenshots/.
+// first visit, no console errors. Takes screenshots into a temporary folder;
+// SEMHASH_SCREENSHOTS=1 writes them over the committed www/screenshots/.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, mkdirSync, statSync } from "node:fs";
+import { readFileSync, mkdirSync, statSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { root } from "./helpers.mjs";
 import { serve } from "./serve.mjs";
 import { launch } from "./browser.mjs";
@@ -15,7 +17,11 @@ const rows = readFileSync(join(root, "www", "sample.jsonl"), "utf8")
   .trim()
   .split("\n")
   .map((line) => JSON.parse(line));
-const screenshots = join(root, "www", "screenshots");
+// A test run leaves the working tree as it was: the committed screenshots change only on request.
+const keepScreenshots = process.env.SEMHASH_SCREENSHOTS === "1";
+const screenshots = keepScreenshots
+  ? join(root, "www", "screenshots")
+  : join(tmpdir(), `semhash-demo-screenshots-${process.pid}`);
 // The encoder in wasm on a small shared machine: loading and a run take seconds, not milliseconds.
 const SLOW = { timeout: 180_000 };
 
@@ -38,6 +44,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   await server?.close();
+  if (!keepScreenshots) rmSync(screenshots, { recursive: true, force: true });
 });
 
 async function screenshot(name) {
