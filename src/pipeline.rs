@@ -151,7 +151,14 @@ impl Deduper {
             .filter_map(|(i, v)| {
                 let c = v.confidence.filter(|c| c.uncertainty >= stage.band)?;
                 let (a, b) = texts(i);
-                Some(crate::judge::Uncertain { index: i, a, b, p: c.probability, uncertainty: c.uncertainty, threshold })
+                Some(crate::judge::Uncertain {
+                    index: i,
+                    a,
+                    b,
+                    p: c.probability,
+                    uncertainty: c.uncertainty,
+                    threshold,
+                })
             })
             .collect();
         let report = crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget);
