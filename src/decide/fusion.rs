@@ -417,6 +417,34 @@ mod tests {
         }
     }
 
+    /// A one-member model whose probability is `p` for every pair.
+    fn constant(p: f32, threshold: f32) -> LearnedBoundary {
+        let member = Member { boundary_bias: -(p / (1.0 - p)).ln(), ..Member::default() };
+        LearnedBoundary {
+            format: FORMAT.into(),
+            version: VERSION,
+            features: NAMES.iter().map(|n| n.to_string()).collect(),
+            dropped: Vec::new(),
+            parts: ALL,
+            threshold,
+            short_max_chars: 300,
+            min_samples: 8,
+            containment: 0.9,
+            temperature: 1.0,
+            candidates: Candidates::default(),
+            members: vec![member],
+            provenance: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn uncertainty_peaks_at_the_threshold_not_at_one_half() {
+        let u = |p: f32, t: f32| constant(p, t).predict(&pair()).0.uncertainty;
+        assert!(u(0.05, 0.05) > 0.99, "on the boundary: {}", u(0.05, 0.05));
+        assert!(u(0.5, 0.05) < 0.15, "far above a threshold of 0.05: {}", u(0.5, 0.05));
+        assert!(u(0.5, 0.5) > 0.99);
+    }
+
     #[test]
     fn flat_round_trips() {
         let m = member(3);

@@ -516,6 +516,10 @@ mod tests {
         assert!(vetoed.decisions[0].p < 0.05 && vetoed.changed == 1, "{:?}", vetoed.decisions[0]);
         let raised = judge_uncertain(&Says(true), 1, &[at(0.02)], &all);
         assert!(raised.decisions[0].p >= 0.05 && raised.changed == 1, "{:?}", raised.decisions[0]);
+        // A half-sure model well above the threshold (p = 0.3) still yields to a
+        // sure judge: on the raw scale the pool would stop at 0.11, above 0.05.
+        let half_sure = judge_uncertain(&Says(false), 1, &[Uncertain { uncertainty: 0.5, ..at(0.3) }], &all);
+        assert!(half_sure.decisions[0].p < 0.05, "{:?}", half_sure.decisions[0]);
         // Agreeing with the model changes no verdict.
         assert_eq!(judge_uncertain(&Says(true), 1, &[at(0.1)], &all).changed, 0);
         for p in [0.001, 0.05, 0.3, 0.999] {
