@@ -346,7 +346,7 @@ fn compare(args: CompareArgs) -> Result<()> {
     let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
     let (results, judged) = compare_all(&deduper, &pairs, None)?;
     if let Some(report) = &judged {
-        eprintln!("semhash: {}", judge_summary(&judge_stats(report)));
+        eprintln!("semhash: {}", judge_summary(&report.into()));
     }
     let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
         json!({
@@ -573,18 +573,12 @@ fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>) -> Result<
         );
     }
     let judge = judged.map(|r| {
-        let stats = judge_stats(&r);
+        let stats = semhash::judge::JudgeStats::from(&r);
         println!("{}", judge_summary(&stats));
         stats
     });
     Ok(json!({"file": path.display().to_string(), "pairs": pairs.len(), "at_config": at_config, "best": best,
         "uncertain_pairs": uncertain, "judge": judge}))
-}
-
-fn judge_stats(report: &semhash::judge::JudgeReport) -> semhash::judge::JudgeStats {
-    let mut stats = semhash::judge::JudgeStats::default();
-    stats.add(report);
-    stats
 }
 
 /// One line on what the judge did (dedup, compare and eval print it).

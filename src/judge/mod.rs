@@ -321,6 +321,14 @@ pub struct JudgeStats {
     pub used: f64,
 }
 
+impl From<&JudgeReport> for JudgeStats {
+    fn from(report: &JudgeReport) -> Self {
+        let mut stats = JudgeStats::default();
+        stats.add(report);
+        stats
+    }
+}
+
 impl JudgeStats {
     pub fn add(&mut self, report: &JudgeReport) {
         self.judge.clone_from(&report.judge);
