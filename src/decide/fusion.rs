@@ -33,7 +33,7 @@
 //! build too. Training is in [`super::train`].
 
 use super::features::{at, features, Features, COUNT, NAMES};
-use super::{shift_odds, Confidence, Decider, PairSignals, Relation, Verdict};
+use super::{logit, Confidence, Decider, PairSignals, Relation, Verdict};
 use crate::index::Blocking;
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -290,14 +290,16 @@ impl LearnedBoundary {
 
     /// Probability of duplicate, uncertainty, and the members' mean gate.
     /// Uncertainty is about the decision, so it is read on the scale where
-    /// the threshold is 0.5 ([`shift_odds`]).
+    /// the threshold is 0.5 (as [`shift_odds`](super::shift_odds) moves a
+    /// probability; here the log odds are at hand).
     pub fn predict(&self, f: &Features) -> (Confidence, [f32; EXPERTS]) {
         let n = self.members.len() as f32;
+        let at_threshold = logit(self.threshold);
         let (mut sum, mut centred, mut sq, mut gate) = (0.0, 0.0, 0.0, [0.0; EXPERTS]);
         for m in &self.members {
             let pass = m.forward(f, self.parts);
-            let p = sigmoid(pass.margin / self.temperature);
-            let q = shift_odds(p, self.threshold, 0.5);
+            let log_odds = pass.margin / self.temperature;
+            let (p, q) = (sigmoid(log_odds), sigmoid(log_odds - at_threshold));
             (sum, centred, sq) = (sum + p, centred + q, sq + q * q);
             gate.iter_mut().zip(pass.gate).for_each(|(g, x)| *g += x / n);
         }

@@ -100,11 +100,13 @@ pub fn shift_odds(p: f32, from: f32, to: f32) -> f32 {
     if p <= 0.0 || p >= 1.0 {
         return p; // certainty stays certainty
     }
-    let logit = |x: f32| {
-        let x = x.clamp(1e-6, 1.0 - 1e-6);
-        (x / (1.0 - x)).ln()
-    };
     1.0 / (1.0 + (logit(from) - logit(p) - logit(to)).exp())
+}
+
+/// Log odds of a probability (kept finite at 0 and 1).
+pub(crate) fn logit(p: f32) -> f32 {
+    let p = p.clamp(1e-6, 1.0 - 1e-6);
+    (p / (1.0 - p)).ln()
 }
 
 /// Everything the signatures of a pair say about it.
