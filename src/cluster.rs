@@ -1,15 +1,24 @@
 //! Stage 5: clusters. Accepted pairs join documents; each cluster keeps one
 //! representative and says how every other member relates to it.
 //!
-//! Union-find gives the clusters. The representative is the member that came
-//! first in the input (what "keep the first copy" means to most users). Each
-//! other member points to a `parent` along a spanning tree grown from the
-//! representative over the accepted pairs, strongest pair first, and carries
-//! that pair's relation and score, so a chain like "B contains A, A is an
-//! exact copy of C" reads as it was found.
+//! Clusters do not chain. Union-find over accepted pairs would join A and C
+//! because A is near B and B near C, and on real short texts such chains run
+//! through templates ("SDK for AWS X", "SDK for AWS Y", ...) into clusters
+//! of thousands of unrelated documents. So a document joins a cluster only
+//! as a duplicate of its representative: star clustering. Exact copies form
+//! a unit first (they are the same text); then, taking units in order of how
+//! many documents they would take (ties: the most copied, then the first in
+//! input order), each
+//! unit not yet placed becomes a representative and takes every unplaced unit
+//! it has an accepted pair with. A pair between two units that went to
+//! different representatives stays a pair, not a merge.
+//!
+//! The representative is therefore the member the others duplicate: for a
+//! document copied hundreds of times with small edits, the original; for two
+//! documents, the first in input order (what "keep the first copy" means to
+//! most users).
 
 use crate::decide::Relation;
-use std::collections::VecDeque;
 
 /// An accepted pair: `a` relates to `b` by `relation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,49 +79,74 @@ impl UnionFind {
 
 /// Clusters `n` documents (numbered in input order) joined by `links`.
 pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
-    let mut uf = UnionFind::new(n);
-    for l in links {
-        uf.union(l.a, l.b);
+    // Exact copies are one unit, headed by its first document.
+    let mut copies = UnionFind::new(n);
+    let mut head_of_group = vec![u32::MAX; n];
+    for l in links.iter().filter(|l| l.relation == Relation::Exact) {
+        copies.union(l.a, l.b);
     }
-    // Adjacency, strongest links first, so the tree prefers them.
+    for i in 0..n as u32 {
+        let g = copies.find(i) as usize;
+        head_of_group[g] = head_of_group[g].min(i);
+    }
+    let head: Vec<u32> = (0..n as u32).map(|i| head_of_group[copies.find(i) as usize]).collect();
+    let mut size = vec![0u32; n];
+    head.iter().for_each(|&h| size[h as usize] += 1);
+
+    // Links between units, strongest first, so a representative takes its
+    // closest duplicates first and each member keeps its strongest relation.
     let mut adjacency: Vec<Vec<(u32, Relation, f32)>> = vec![Vec::new(); n];
-    for l in links {
-        adjacency[l.a as usize].push((l.b, l.relation, l.score));
-        adjacency[l.b as usize].push((l.a, l.relation.reversed(), l.score));
+    for l in links.iter().filter(|l| head[l.a as usize] != head[l.b as usize]) {
+        let (a, b) = (head[l.a as usize], head[l.b as usize]);
+        adjacency[a as usize].push((b, l.relation, l.score));
+        adjacency[b as usize].push((a, l.relation.reversed(), l.score));
     }
     for edges in &mut adjacency {
+        edges.sort_by(|x, y| x.0.cmp(&y.0).then(y.2.total_cmp(&x.2)));
+        edges.dedup_by_key(|e| e.0);
         edges.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
     }
+    let reach = |u: usize| size[u] + adjacency[u].iter().map(|&(v, _, _)| size[v as usize]).sum::<u32>();
+    let mut order: Vec<u32> = (0..n as u32).filter(|&i| head[i as usize] == i).collect();
+    // Ties go to the most-copied unit (the original of a hot document), then input order.
+    order.sort_by_key(|&u| (std::cmp::Reverse(reach(u as usize)), std::cmp::Reverse(size[u as usize]), u));
 
     let none = Placement { cluster: 0, representative: 0, parent: None, relation: Relation::None, score: 0.0 };
     let mut placed = vec![None::<Placement>; n];
-    let mut next_cluster = 0;
-    let mut queue = VecDeque::new();
-    for start in 0..n as u32 {
-        if placed[start as usize].is_some() {
+    for &centre in &order {
+        if placed[centre as usize].is_some() {
             continue;
         }
-        // The first unplaced document in input order is its cluster's earliest member.
-        let cluster = next_cluster;
-        next_cluster += 1;
-        placed[start as usize] = Some(Placement { cluster, representative: start, ..none });
-        queue.push_back(start);
-        while let Some(u) = queue.pop_front() {
-            for &(v, relation_uv, score) in &adjacency[u as usize] {
-                if placed[v as usize].is_none() {
-                    placed[v as usize] = Some(Placement {
-                        cluster,
-                        representative: start,
-                        parent: Some(u),
-                        relation: relation_uv.reversed(),
-                        score,
-                    });
-                    queue.push_back(v);
-                }
+        placed[centre as usize] = Some(Placement { representative: centre, ..none });
+        for &(v, relation_cv, score) in &adjacency[centre as usize] {
+            if placed[v as usize].is_none() {
+                let relation = relation_cv.reversed();
+                placed[v as usize] =
+                    Some(Placement { representative: centre, parent: Some(centre), relation, score, ..none });
             }
         }
     }
-    placed.into_iter().map(|p| p.expect("every document placed")).collect()
+    for i in 0..n {
+        let h = head[i] as usize;
+        if h != i {
+            let unit = placed[h].expect("heads placed");
+            placed[i] = Some(Placement { parent: Some(h as u32), relation: Relation::Exact, score: 1.0, ..unit });
+        }
+    }
+    let mut placed: Vec<Placement> = placed.into_iter().map(|p| p.expect("every document placed")).collect();
+
+    // Clusters are numbered in order of their first documents.
+    let mut number = vec![u32::MAX; n];
+    let mut next = 0;
+    for p in &mut placed {
+        let r = p.representative as usize;
+        if number[r] == u32::MAX {
+            number[r] = next;
+            next += 1;
+        }
+        p.cluster = number[r];
+    }
+    placed
 }
 
 #[cfg(test)]
@@ -121,18 +155,61 @@ mod tests {
 
     #[test]
     fn members_point_to_the_first_document_with_their_relation() {
-        // 2 is contained in 0; 1 is an exact copy of 2; 3 stands alone.
-        let links = [
-            Link { a: 2, b: 0, relation: Relation::ContainedIn, score: 0.9 },
-            Link { a: 1, b: 2, relation: Relation::Exact, score: 1.0 },
-        ];
+        // 1 is contained in 0; 3 stands alone.
+        let links = [Link { a: 1, b: 0, relation: Relation::ContainedIn, score: 0.9 }];
         let p = cluster(4, &links);
-        assert_eq!(p[0].representative, 0);
-        assert_eq!(p[0].relation, Relation::None);
-        assert_eq!((p[2].parent, p[2].relation), (Some(0), Relation::ContainedIn));
-        assert_eq!((p[1].parent, p[1].relation), (Some(2), Relation::Exact));
+        assert_eq!((p[0].representative, p[0].parent, p[0].relation), (0, None, Relation::None));
+        assert_eq!((p[1].representative, p[1].parent, p[1].relation), (0, Some(0), Relation::ContainedIn));
+        assert_eq!((p[2].cluster, p[3].cluster, p[3].representative, p[3].parent), (1, 2, 3, None));
+        // With two copies, the contained text is the most copied: it represents, and 0 contains it.
+        let links = [links[0], Link { a: 2, b: 1, relation: Relation::Exact, score: 1.0 }];
+        let p = cluster(4, &links);
+        assert_eq!((p[1].representative, p[1].parent), (1, None));
+        assert_eq!((p[0].parent, p[0].relation), (Some(1), Relation::Contains));
+        assert_eq!((p[2].parent, p[2].relation), (Some(1), Relation::Exact));
         assert!(p[..3].iter().all(|x| x.cluster == 0));
         assert_eq!((p[3].cluster, p[3].representative, p[3].parent), (1, 3, None));
+    }
+
+    #[test]
+    fn a_chain_is_not_a_cluster() {
+        // 0 - 1 - 2 - 3: each near the next, none near the one after.
+        let near = |a, b| Link { a, b, relation: Relation::Near, score: 0.8 };
+        let p = cluster(4, &[near(0, 1), near(1, 2), near(2, 3)]);
+        for (i, q) in p.iter().enumerate() {
+            if let Some(parent) = q.parent {
+                assert_eq!(parent, q.representative, "document {i} is a duplicate of its representative");
+            }
+        }
+        assert_ne!(p[0].cluster, p[3].cluster, "the ends of a chain are apart");
+    }
+
+    #[test]
+    fn the_most_copied_document_represents_its_edits() {
+        // 0 and 1 are edits of 2, which has exact copies 3 and 4.
+        let near = |a, b| Link { a, b, relation: Relation::Near, score: 0.9 };
+        let exact = |a, b| Link { a, b, relation: Relation::Exact, score: 1.0 };
+        let p = cluster(5, &[near(0, 2), near(1, 2), near(0, 1), exact(3, 2), exact(4, 2)]);
+        assert!(p.iter().all(|q| q.cluster == 0 && q.representative == 2), "{p:?}");
+        assert_eq!((p[3].parent, p[3].relation), (Some(2), Relation::Exact));
+        assert_eq!((p[0].parent, p[0].relation), (Some(2), Relation::Near));
+    }
+
+    #[test]
+    fn exact_copies_follow_their_text() {
+        // 1 is a copy of 0; 0 and 3 are near 2, which takes both; 1 follows 0.
+        let link = |a, b, relation, score| Link { a, b, relation, score };
+        let p = cluster(
+            4,
+            &[
+                link(1, 0, Relation::Exact, 1.0),
+                link(0, 2, Relation::Near, 0.7),
+                link(2, 3, Relation::Near, 0.9),
+                link(3, 2, Relation::Near, 0.9),
+            ],
+        );
+        assert_eq!(p[0].cluster, p[1].cluster);
+        assert_eq!((p[1].parent, p[1].relation), (Some(0), Relation::Exact));
     }
 
     #[test]

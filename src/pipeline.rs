@@ -7,7 +7,7 @@
 //! tomorrow) goes through [`crate::store`].
 
 use crate::cluster::{cluster, Link};
-use crate::decide::{snippets, Decider, PairSignals, Relation, Snippet, Verdict};
+use crate::decide::{align, snippets, Decider, PairSignals, Relation, Snippet, Verdict, WordStats};
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::{MultiIndex, Stage};
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
@@ -286,10 +286,33 @@ impl Deduper {
         Ok(short.len())
     }
 
-    /// Compares two signatures.
+    /// Compares two signatures (a store's query: no texts at hand).
     pub fn verdict(&self, a: &Signature, b: &Signature) -> (Verdict, PairSignals) {
         let signals = PairSignals::between(a, b, self.config.decide.min_samples());
         (self.config.decide.decide(&signals), signals)
+    }
+
+    /// Compares two signatures whose normalized texts are at hand: short
+    /// texts are aligned word by word, weighed by `words` ([`align`]).
+    pub fn verdict_aligned(
+        &self,
+        (a, text_a): (&Signature, &str),
+        (b, text_b): (&Signature, &str),
+        words: &WordStats,
+    ) -> (Verdict, PairSignals) {
+        let mut signals = PairSignals::between(a, b, self.config.decide.min_samples());
+        if a.char_len.max(b.char_len) <= self.config.decide.blocking().short_max_chars {
+            signals.differences = Some(align::differences(text_a, text_b, words));
+        }
+        (self.config.decide.decide(&signals), signals)
+    }
+
+    /// Word statistics of the short texts among `texts` (normalized, exact
+    /// copies removed), for [`Deduper::verdict_aligned`].
+    fn word_stats<'t, 's>(&self, texts: impl Iterator<Item = (&'t str, &'s Signature)>) -> WordStats {
+        let limit = self.config.decide.blocking().short_max_chars;
+        let short = texts.filter(|(_, sig)| sig.char_len <= limit).map(|(t, _)| t);
+        WordStats::from_texts(short, self.config.weights.idf_prior_docs)
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -339,8 +362,11 @@ impl Deduper {
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 
-        let mut verdicts: Vec<Verdict> =
-            crate::par::map(&pairs, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]).0);
+        let normalized = |k: u32| prepared[distinct[k as usize] as usize].normalized.as_str();
+        let words = self.word_stats((0..distinct.len() as u32).map(normalized).zip(&sigs));
+        clock.lap(&mut stats, "word statistics");
+        let aligned = Aligned { sigs: &sigs, text: &normalized, words: &words };
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.aligned_verdict(&aligned, a, b));
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
         Self::count_judged(&mut stats, judged);
@@ -357,7 +383,16 @@ impl Deduper {
         clock.lap(&mut stats, "cluster");
 
         if let Some(stage) = &self.semantic {
-            let found = self.semantic_links(stage, docs, &distinct, &placements, &mut sigs, &mut stats, progress)?;
+            let found = self.semantic_links(
+                stage,
+                docs,
+                &distinct,
+                &placements,
+                &mut sigs,
+                (&normalized, &words),
+                &mut stats,
+                progress,
+            )?;
             clock.lap(&mut stats, "semantic");
             if !found.is_empty() {
                 links.extend(found);
@@ -398,13 +433,14 @@ impl Deduper {
     /// it (a hot document copied 300 times costs one encoding, not 300). Of
     /// those, only texts short enough for the decider to use embeddings on.
     #[allow(clippy::too_many_arguments)]
-    fn semantic_links(
+    fn semantic_links<'t>(
         &self,
         stage: &Stage,
         docs: &[Document],
         distinct: &[u32],
         placements: &[crate::cluster::Placement],
         sigs: &mut [Signature],
+        (normalized, words): (&(dyn Fn(u32) -> &'t str + Sync), &WordStats),
         stats: &mut RunStats,
         progress: &dyn Progress,
     ) -> Result<Vec<Link>> {
@@ -430,8 +466,8 @@ impl Deduper {
         // Pairs of positions in `distinct`, as the lexical stage has them.
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
-        let mut verdicts: Vec<Verdict> =
-            crate::par::map(&pairs, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize]).0);
+        let aligned = Aligned { sigs, text: normalized, words };
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.aligned_verdict(&aligned, a, b));
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged =
             self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
@@ -439,6 +475,11 @@ impl Deduper {
         let links = Self::links(&pairs, &verdicts, distinct);
         stats.semantic_accepted_pairs = links.len() as u64;
         Ok(links)
+    }
+
+    fn aligned_verdict(&self, batch: &Aligned<'_, '_>, a: u32, b: u32) -> Verdict {
+        let side = |k: u32| (&batch.sigs[k as usize], (batch.text)(k));
+        self.verdict_aligned(side(a), side(b), batch.words).0
     }
 
     /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
@@ -521,8 +562,14 @@ impl Deduper {
                 (id(a), id(b))
             })
             .collect();
-        let sigs = self.sign_batch(&texts, &Silent)?;
-        Ok(crate::par::map(&pair_ids, |&(a, b)| self.verdict(&sigs[a as usize], &sigs[b as usize])))
+        let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
+        let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
+        let normalized = |k: u32| prepared[k as usize].normalized.as_str();
+        let words = self.word_stats((0..texts.len() as u32).map(normalized).zip(&sigs));
+        Ok(crate::par::map(&pair_ids, |&(a, b)| {
+            let side = |k: u32| (&sigs[k as usize], normalized(k));
+            self.verdict_aligned(side(a), side(b), &words)
+        }))
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts
@@ -530,10 +577,15 @@ impl Deduper {
     /// every platform. With a semantic stage every text is embedded too.
     pub fn sign_batch(&self, texts: &[&str], progress: &dyn Progress) -> Result<Vec<Signature>> {
         let prepared: Vec<Prepared> = crate::par::map(texts, |t| self.prepare(t));
+        self.sign_prepared(&prepared, texts, progress)
+    }
+
+    /// [`Deduper::sign_batch`] of texts already prepared (`prepared[i]` from `texts[i]`).
+    fn sign_prepared(&self, prepared: &[Prepared], texts: &[&str], progress: &dyn Progress) -> Result<Vec<Signature>> {
         let distinct: Vec<&[u64]> =
-            Exact::group(&prepared).distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
+            Exact::group(prepared).distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
-        let mut sigs = crate::par::map(&prepared, |p| self.signer.sign(p, &corpus));
+        let mut sigs = crate::par::map(prepared, |p| self.signer.sign(p, &corpus));
         if let Some(stage) = &self.semantic {
             progress.stage("embed", texts.len() as u64);
             for (sig, sketch) in sigs.iter_mut().zip(stage.sketch(texts, progress)?) {
@@ -567,6 +619,14 @@ impl Exact {
             .collect();
         Exact { distinct, copy_of }
     }
+}
+
+/// What [`Deduper::verdict_aligned`] needs of a batch: signatures of the
+/// distinct texts and their normalized texts by position, and word statistics.
+struct Aligned<'s, 't> {
+    sigs: &'s [Signature],
+    text: &'s (dyn Fn(u32) -> &'t str + Sync),
+    words: &'s WordStats,
 }
 
 /// What a batch has computed by the time snippets are mined.

@@ -114,8 +114,14 @@ fn relations_say_how_members_relate() {
             ("singleton" | "viral", _) => assert_eq!((doc.relation, doc.parent.as_deref()), (Relation::None, None)),
             _ => {}
         }
-        // The representative is the cluster's first document in input order.
-        let first = outcome.docs.iter().find(|d| d.cluster == doc.cluster).unwrap();
-        assert_eq!(doc.representative, first.id);
+        // Every member is a duplicate of its representative, or an exact
+        // copy of such a duplicate: clusters do not chain.
+        let rep = by_id[doc.representative.as_str()];
+        assert_eq!((rep.cluster, rep.parent.as_deref()), (doc.cluster, None), "{}", doc.id);
+        if let Some(parent) = doc.parent.as_deref() {
+            let direct = parent == doc.representative;
+            let copy = doc.relation == Relation::Exact && by_id[parent].parent.as_deref() == Some(rep.id.as_str());
+            assert!(direct || copy, "{} reaches its representative {} through {parent}", doc.id, rep.id);
+        }
     }
 }

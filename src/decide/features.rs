@@ -98,6 +98,7 @@ mod tests {
             boilerplate: (0.0, 0.25),
             cosine: Some(0.8),
             code_agreement: Some(0.75),
+            differences: None,
         }
     }
 

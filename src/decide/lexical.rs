@@ -1,16 +1,22 @@
-use super::{Decider, PairSignals, Relation, Verdict};
+use super::{Decider, Differences, PairSignals, Relation, Verdict};
 use crate::index::Blocking;
 use serde::{Deserialize, Serialize};
 
 /// Threshold rules over the lexical signals.
 ///
 /// - same exact key: `exact`;
-/// - weighted similarity ≥ `threshold`, or, when both texts are short and
-///   mostly their own (boilerplate share at most `short_max_boilerplate`),
-///   char similarity ≥ `short_threshold`: `near`. Char similarity has no
-///   notion of boilerplate: in template-wrapped pages, or two short package
-///   descriptions that are mostly the same stock sentence, it measures the
-///   template. The weighted sketch discounts that;
+/// - when both texts are short and mostly their own (boilerplate share at
+///   most `short_max_boilerplate`) and the texts were at hand, what differs
+///   decides ([`super::align`]): `near` when the aligned words' weighted
+///   similarity is ≥ `token_similarity`, the information one text adds is at
+///   most `token_added` and the information replaced on both sides at most
+///   `token_replaced`. Shared template text counts for little there, and a
+///   different name (a rare word in place of another) stops a merge; char
+///   similarity does not decide, since in such texts it measures the
+///   template. From signatures alone (a store's query), char similarity ≥
+///   `short_threshold` stands in;
+/// - otherwise weighted similarity ≥ `threshold`: `near`. The weighted
+///   sketch discounts boilerplate, which char similarity cannot;
 /// - the passage samples of one document found in the other at ≥
 ///   `containment_threshold`: `contained_in` / `contains` (both ways: `near`);
 /// - when both texts are short (as above), both signatures carry embeddings
@@ -34,6 +40,9 @@ pub struct LexicalRules {
     pub semantic_threshold: f32,
     pub semantic_gate_cosine: f32,
     pub semantic_gate_char: f32,
+    pub token_similarity: f32,
+    pub token_added: f32,
+    pub token_replaced: f32,
 }
 
 impl Default for LexicalRules {
@@ -48,11 +57,18 @@ impl Default for LexicalRules {
             semantic_threshold: 0.91,
             semantic_gate_cosine: 0.82,
             semantic_gate_char: 0.16,
+            token_similarity: 0.6,
+            token_added: 0.15,
+            token_replaced: 0.2,
         }
     }
 }
 
 impl LexicalRules {
+    fn aligned_near(&self, d: &Differences) -> bool {
+        d.similarity() >= self.token_similarity && d.added() <= self.token_added && d.replaced() <= self.token_replaced
+    }
+
     /// `char_sim` is 0 unless both texts are short.
     fn paraphrase(&self, cosine: Option<f32>, char_sim: f32) -> bool {
         cosine.is_some_and(|c| {
@@ -69,8 +85,13 @@ impl Decider for LexicalRules {
         let short = s.chars.0.max(s.chars.1) <= self.short_max_chars
             && s.boilerplate.0.max(s.boilerplate.1) <= self.short_max_boilerplate;
         let char_sim = if short { s.char_sim } else { 0.0 };
-        if s.weighted_sim >= self.threshold || char_sim >= self.short_threshold {
-            return Verdict::rule(Relation::Near, s.weighted_sim.max(char_sim));
+        match s.differences.filter(|_| short) {
+            Some(d) if self.aligned_near(&d) => return Verdict::rule(Relation::Near, d.similarity()),
+            Some(_) => {}
+            None if s.weighted_sim >= self.threshold || char_sim >= self.short_threshold => {
+                return Verdict::rule(Relation::Near, s.weighted_sim.max(char_sim))
+            }
+            None => {}
         }
         let t = self.containment_threshold;
         let (a_in_b, b_in_a) = (s.a_in_b.unwrap_or(0.0), s.b_in_a.unwrap_or(0.0));
@@ -124,6 +145,7 @@ mod tests {
             boilerplate: (0.0, 0.0),
             cosine: None,
             code_agreement: None,
+            differences: None,
         }
     }
 
@@ -134,6 +156,21 @@ mod tests {
         assert_eq!(rules.decide(&long).relation, Relation::None);
         let short = PairSignals { chars: (120, 140), ..long };
         assert_eq!(rules.decide(&short).relation, Relation::Near);
+    }
+
+    #[test]
+    fn short_texts_at_hand_are_decided_by_what_differs() {
+        let rules = LexicalRules::default();
+        let template = PairSignals { char_sim: 0.9, weighted_sim: 0.9, chars: (40, 42), ..signals() };
+        let filler = Differences { matched: 1.2, residue_a: 0.9, residue_b: 0.8 };
+        let same = Differences { matched: 1.2, residue_a: 0.1, residue_b: 0.0 };
+        let added = Differences { matched: 1.2, residue_a: 0.0, residue_b: 0.6 };
+        assert_eq!(rules.decide(&PairSignals { differences: Some(filler), ..template }).relation, Relation::None);
+        assert_eq!(rules.decide(&PairSignals { differences: Some(added), ..template }).relation, Relation::None);
+        assert_eq!(rules.decide(&PairSignals { differences: Some(same), ..template }).relation, Relation::Near);
+        assert_eq!(rules.decide(&template).relation, Relation::Near, "from signatures alone, char similarity decides");
+        let long = PairSignals { chars: (900, 950), differences: Some(filler), ..template };
+        assert_eq!(rules.decide(&long).relation, Relation::Near, "long texts: the weighted sketch");
     }
 
     #[test]

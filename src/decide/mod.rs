@@ -11,6 +11,7 @@
 //! Viral snippets, passages shared by many otherwise different documents, are
 //! found here too ([`snippets`]): they are reported, not merged.
 
+pub mod align;
 #[cfg(feature = "cli")]
 pub mod augment;
 pub mod features;
@@ -20,6 +21,7 @@ pub mod snippets;
 #[cfg(feature = "cli")]
 pub mod train;
 
+pub use align::{Differences, WordStats};
 pub use fusion::LearnedBoundary;
 pub use lexical::LexicalRules;
 pub use snippets::{Snippet, SnippetConfig};
@@ -129,6 +131,11 @@ pub struct PairSignals {
     /// Share of equal bits of the semantic codes, when both have one.
     #[serde(default)]
     pub code_agreement: Option<f32>,
+    /// What differs once the two texts are aligned word by word ([`align`]):
+    /// known when both texts were at hand (a batch, a compared pair), not
+    /// from signatures alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub differences: Option<Differences>,
 }
 
 impl PairSignals {
@@ -156,6 +163,7 @@ impl PairSignals {
             boilerplate: (a.boilerplate_share, b.boilerplate_share),
             cosine: semantic.map(|(x, y)| x.cosine(y)),
             code_agreement: semantic.map(|(x, y)| 1.0 - x.hamming(y) as f32 / (64 * x.code.len().max(1)) as f32),
+            differences: None,
         }
     }
 }

@@ -1,0 +1,77 @@
+//! Precision on short texts: documents that share a template but name
+//! different things stay apart, perturbed copies are still found, and
+//! clusters do not chain.
+
+use semhash::pipeline::Silent;
+use semhash::{Config, Deduper, Document};
+
+fn docs(texts: &[String]) -> Vec<Document> {
+    texts.iter().enumerate().map(|(i, t)| Document { id: format!("d{i}"), text: t.clone() }).collect()
+}
+
+/// Package descriptions of one template with different names, and a quote
+/// with a perturbed copy.
+fn corpus() -> Vec<String> {
+    let names = ["psd", "psi", "eventbridge", "opensearch", "mysql", "mssql", "nuxt", "next", "chalk", "yargs"];
+    let mut texts: Vec<String> = names.iter().map(|n| format!("TypeScript definitions for {n}")).collect();
+    texts.extend(names.iter().map(|n| format!("Python SDK for AWS {n}")));
+    texts.push("A businessman is a hybrid of a dancer and a calculator. -- Paul Valery".into());
+    texts.push("A busniessman is a hybrid of a dancer and a calculatr. -- Paul Valery".into());
+    texts
+}
+
+#[test]
+fn a_different_slot_filler_is_a_different_document() {
+    let texts = corpus();
+    let outcome = Deduper::new(Config::default()).unwrap().dedup(&docs(&texts), &Silent).unwrap();
+    let templated = &outcome.docs[..20];
+    for r in templated {
+        assert_eq!(r.parent, None, "{} was merged: {r:?}", texts[r.id[1..].parse::<usize>().unwrap()]);
+    }
+    let (quote, copy) = (&outcome.docs[20], &outcome.docs[21]);
+    assert_eq!(copy.representative, quote.id, "the perturbed copy of the quote is found");
+}
+
+#[test]
+fn compare_shows_what_differs() {
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let texts = corpus();
+    // The statistics come from the texts of all pairs: with the template's
+    // other fillers in view, "psd" / "psi" is a slot, not a typo.
+    let mut pairs: Vec<(&str, &str)> = (0..19).map(|i| (texts[i].as_str(), texts[i + 1].as_str())).collect();
+    pairs.push((&texts[20], &texts[21]));
+    let verdicts = deduper.compare(&pairs).unwrap();
+    let names = verdicts[0].1.differences.expect("short texts are aligned");
+    assert!(!verdicts[0].0.relation.is_duplicate() && names.replaced() > 0.0, "{names:?}");
+    assert!(verdicts[..19].iter().all(|(v, _)| !v.relation.is_duplicate()));
+    assert!(verdicts[19].0.relation.is_duplicate(), "{:?}", verdicts[19]);
+}
+
+#[test]
+fn every_member_is_a_duplicate_of_its_representative() {
+    // Each text one word from the next: a chain in which the ends share nothing.
+    let chain: Vec<String> = [
+        "red green blue yellow orange purple black white grey",
+        "red green blue yellow orange purple black white brown",
+        "red green blue yellow orange purple black pink brown",
+        "red green blue yellow orange purple cyan pink brown",
+        "red green blue yellow orange teal cyan pink brown",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let mut rules = Config::default();
+    // Accept one replaced word, so that every neighbour in the chain is a duplicate.
+    if let semhash::decide::DeciderWrapper::Lexical(r) = &mut rules.decide {
+        (r.token_added, r.token_replaced, r.token_similarity) = (1.0, 1.0, 0.5);
+    }
+    let deduper = Deduper::new(rules).unwrap();
+    let outcome = deduper.dedup(&docs(&chain), &Silent).unwrap();
+    let linked = |a: &str, b: &str| deduper.compare(&[(a, b)]).unwrap()[0].0.relation.is_duplicate();
+    assert!(linked(&chain[0], &chain[1]) && linked(&chain[3], &chain[4]), "neighbours are duplicates");
+    for r in &outcome.docs {
+        let (i, rep) = (r.id[1..].parse::<usize>().unwrap(), r.representative[1..].parse::<usize>().unwrap());
+        assert!(i == rep || linked(&chain[i], &chain[rep]), "d{i} is not a duplicate of its representative d{rep}");
+    }
+    assert_ne!(outcome.docs[0].cluster, outcome.docs[4].cluster, "the ends of the chain stay apart");
+}
