@@ -7,8 +7,8 @@
 //! of thousands of unrelated documents. So a document joins a cluster only
 //! as a duplicate of its representative: star clustering. Exact copies form
 //! a unit first (they are the same text); then, taking units in order of how
-//! many documents they would take (ties: the most copied, then the first in
-//! input order), each
+//! many documents they would take (their own copies counted twice, so that
+//! the most copied text goes first; ties: the first in input order), each
 //! unit not yet placed becomes a representative and takes every unplaced unit
 //! it has an accepted pair with. A pair between two units that went to
 //! different representatives stays a pair, not a merge.
@@ -101,19 +101,25 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
         adjacency[a as usize].push((b, l.relation, l.score));
         adjacency[b as usize].push((a, l.relation.reversed(), l.score));
     }
-    for edges in &mut adjacency {
-        edges.sort_by(|x, y| x.0.cmp(&y.0).then(y.2.total_cmp(&x.2)));
-        edges.dedup_by_key(|e| e.0);
+    // One link per pair of units, the strongest.
+    let mut seen_from = vec![u32::MAX; n];
+    for (u, edges) in adjacency.iter_mut().enumerate() {
         edges.sort_by(|x, y| y.2.total_cmp(&x.2).then(x.0.cmp(&y.0)));
+        edges.retain(|e| std::mem::replace(&mut seen_from[e.0 as usize], u as u32) != u as u32);
     }
-    let reach = |u: usize| size[u] + adjacency[u].iter().map(|&(v, _, _)| size[v as usize]).sum::<u32>();
-    let mut order: Vec<u32> = (0..n as u32).filter(|&i| head[i as usize] == i).collect();
-    // Ties go to the most-copied unit (the original of a hot document), then input order.
-    order.sort_by_key(|&u| (std::cmp::Reverse(reach(u as usize)), std::cmp::Reverse(size[u as usize]), u));
+    // Units in order of how many documents they would take, their own copies
+    // counted twice (for a hot document the most copied text, the original,
+    // goes first), then in input order; packed into one key to sort.
+    let priority = |u: usize| 2 * size[u] + adjacency[u].iter().map(|&(v, _, _)| size[v as usize]).sum::<u32>();
+    let mut order: Vec<u64> = (0..n as u32)
+        .filter(|&i| head[i as usize] == i)
+        .map(|u| ((u32::MAX - priority(u as usize)) as u64) << 32 | u as u64)
+        .collect();
+    order.sort_unstable();
 
     let none = Placement { cluster: 0, representative: 0, parent: None, relation: Relation::None, score: 0.0 };
     let mut placed = vec![None::<Placement>; n];
-    for &centre in &order {
+    for centre in order.into_iter().map(|key| key as u32) {
         if placed[centre as usize].is_some() {
             continue;
         }

@@ -7,7 +7,7 @@
 //! tomorrow) goes through [`crate::store`].
 
 use crate::cluster::{cluster, Link};
-use crate::decide::{align, snippets, Decider, PairSignals, Relation, Snippet, Verdict, WordStats};
+use crate::decide::{align, snippets, Decider, Differences, PairSignals, Relation, Snippet, Verdict, WordStats, Words};
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::{MultiIndex, Stage};
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
@@ -286,33 +286,33 @@ impl Deduper {
         Ok(short.len())
     }
 
-    /// Compares two signatures (a store's query: no texts at hand).
-    pub fn verdict(&self, a: &Signature, b: &Signature) -> (Verdict, PairSignals) {
-        let signals = PairSignals::between(a, b, self.config.decide.min_samples());
-        (self.config.decide.decide(&signals), signals)
-    }
-
-    /// Compares two signatures whose normalized texts are at hand: short
-    /// texts are aligned word by word, weighed by `words` ([`align`]).
-    pub fn verdict_aligned(
-        &self,
-        (a, text_a): (&Signature, &str),
-        (b, text_b): (&Signature, &str),
-        words: &WordStats,
-    ) -> (Verdict, PairSignals) {
+    /// Compares two signatures; `words`: both texts read for alignment
+    /// ([`Deduper::read_short`]), when they are at hand and short, so that
+    /// what differs decides ([`align`]). A store's query has only signatures.
+    pub fn verdict(&self, a: &Signature, b: &Signature, words: Option<(&Words, &Words)>) -> (Verdict, PairSignals) {
         let mut signals = PairSignals::between(a, b, self.config.decide.min_samples());
-        if a.char_len.max(b.char_len) <= self.config.decide.blocking().short_max_chars {
-            signals.differences = Some(align::differences(text_a, text_b, words));
-        }
+        signals.differences = words.map(|(x, y)| {
+            if signals.char_sim >= align::MIN_CHAR_SIMILARITY {
+                align::differences(x, y)
+            } else {
+                Differences::apart()
+            }
+        });
         (self.config.decide.decide(&signals), signals)
     }
 
-    /// Word statistics of the short texts among `texts` (normalized, exact
-    /// copies removed), for [`Deduper::verdict_aligned`].
-    fn word_stats<'t, 's>(&self, texts: impl Iterator<Item = (&'t str, &'s Signature)>) -> WordStats {
+    /// Word statistics of the short ones among a batch's distinct normalized
+    /// texts, and each short text read against them (`None` for a long one).
+    fn read_short<'t>(&self, texts: &[&'t str], sigs: &[Signature]) -> (WordStats, Vec<Option<Words<'t>>>) {
         let limit = self.config.decide.blocking().short_max_chars;
-        let short = texts.filter(|(_, sig)| sig.char_len <= limit).map(|(t, _)| t);
-        WordStats::from_texts(short, self.config.weights.idf_prior_docs)
+        let short = |k: usize| sigs[k].char_len <= limit;
+        let stats = WordStats::from_texts(
+            (0..texts.len()).filter(|&k| short(k)).map(|k| texts[k]),
+            self.config.weights.idf_prior_docs,
+        );
+        let positions: Vec<usize> = (0..texts.len()).collect();
+        let read = crate::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])));
+        (stats, read)
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -362,11 +362,10 @@ impl Deduper {
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 
-        let normalized = |k: u32| prepared[distinct[k as usize] as usize].normalized.as_str();
-        let words = self.word_stats((0..distinct.len() as u32).map(normalized).zip(&sigs));
+        let normalized: Vec<&str> = distinct.iter().map(|&i| prepared[i as usize].normalized.as_str()).collect();
+        let (_, words) = self.read_short(&normalized, &sigs);
         clock.lap(&mut stats, "word statistics");
-        let aligned = Aligned { sigs: &sigs, text: &normalized, words: &words };
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.aligned_verdict(&aligned, a, b));
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
         Self::count_judged(&mut stats, judged);
@@ -383,16 +382,8 @@ impl Deduper {
         clock.lap(&mut stats, "cluster");
 
         if let Some(stage) = &self.semantic {
-            let found = self.semantic_links(
-                stage,
-                docs,
-                &distinct,
-                &placements,
-                &mut sigs,
-                (&normalized, &words),
-                &mut stats,
-                progress,
-            )?;
+            let found =
+                self.semantic_links(stage, docs, &distinct, &placements, &mut sigs, &words, &mut stats, progress)?;
             clock.lap(&mut stats, "semantic");
             if !found.is_empty() {
                 links.extend(found);
@@ -440,7 +431,7 @@ impl Deduper {
         distinct: &[u32],
         placements: &[crate::cluster::Placement],
         sigs: &mut [Signature],
-        (normalized, words): (&(dyn Fn(u32) -> &'t str + Sync), &WordStats),
+        words: &[Option<Words<'t>>],
         stats: &mut RunStats,
         progress: &dyn Progress,
     ) -> Result<Vec<Link>> {
@@ -466,8 +457,7 @@ impl Deduper {
         // Pairs of positions in `distinct`, as the lexical stage has them.
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
-        let aligned = Aligned { sigs, text: normalized, words };
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.aligned_verdict(&aligned, a, b));
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b));
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged =
             self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
@@ -477,9 +467,10 @@ impl Deduper {
         Ok(links)
     }
 
-    fn aligned_verdict(&self, batch: &Aligned<'_, '_>, a: u32, b: u32) -> Verdict {
-        let side = |k: u32| (&batch.sigs[k as usize], (batch.text)(k));
-        self.verdict_aligned(side(a), side(b), batch.words).0
+    /// The verdict on positions `a` and `b` of a batch's distinct texts.
+    fn verdict_of(&self, sigs: &[Signature], words: &[Option<Words>], a: u32, b: u32) -> Verdict {
+        let (a, b) = (a as usize, b as usize);
+        self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref())).0
     }
 
     /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
@@ -564,11 +555,11 @@ impl Deduper {
             .collect();
         let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
-        let normalized = |k: u32| prepared[k as usize].normalized.as_str();
-        let words = self.word_stats((0..texts.len() as u32).map(normalized).zip(&sigs));
+        let normalized: Vec<&str> = prepared.iter().map(|p| p.normalized.as_str()).collect();
+        let (_, words) = self.read_short(&normalized, &sigs);
         Ok(crate::par::map(&pair_ids, |&(a, b)| {
-            let side = |k: u32| (&sigs[k as usize], normalized(k));
-            self.verdict_aligned(side(a), side(b), &words)
+            let (a, b) = (a as usize, b as usize);
+            self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref()))
         }))
     }
 
@@ -619,14 +610,6 @@ impl Exact {
             .collect();
         Exact { distinct, copy_of }
     }
-}
-
-/// What [`Deduper::verdict_aligned`] needs of a batch: signatures of the
-/// distinct texts and their normalized texts by position, and word statistics.
-struct Aligned<'s, 't> {
-    sigs: &'s [Signature],
-    text: &'s (dyn Fn(u32) -> &'t str + Sync),
-    words: &'s WordStats,
 }
 
 /// What a batch has computed by the time snippets are mined.

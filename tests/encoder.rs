@@ -147,7 +147,7 @@ fn semantic_signatures_round_trip_and_carry_the_models_in_their_fingerprint() {
     let bytes = sigs[0].to_bytes(deduper.fingerprint());
     assert_eq!(Signature::from_bytes(&bytes, deduper.fingerprint(), "t").unwrap().0, sigs[0]);
     assert!(Signature::from_bytes(&bytes, lexical.fingerprint(), "t").is_err());
-    let (verdict, signals) = deduper.verdict(&sigs[0], &sigs[1]);
+    let (verdict, signals) = deduper.verdict(&sigs[0], &sigs[1], None);
     assert!(signals.cosine.unwrap() > 0.9, "{signals:?}");
     assert_eq!(verdict.relation, semhash::decide::Relation::Paraphrase);
 }

@@ -226,6 +226,17 @@ def cluster_metrics(truth, predicted):
     return dict(sorted(out.items()))
 
 
+def cluster_sizes(clusters_path):
+    """Sizes of the clusters of a job's {"id", "cluster"} file."""
+    sizes = {}
+    with open(clusters_path, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                c = str(json.loads(line)["cluster"])
+                sizes[c] = sizes.get(c, 0) + 1
+    return list(sizes.values())
+
+
 def stress_scores(truth_path, clusters_path):
     """Scores a job's {"id", "cluster"} file against a stress file ({"id",
     "cluster", "type"}): {"per_type", "false_pairs", "documents"}. Every

@@ -146,7 +146,7 @@ impl<S: SignatureStore> Incremental<S> {
             .candidates(&sig)
             .into_iter()
             .filter_map(|doc| {
-                let (v, _) = self.deduper.verdict(&sig, self.index.signature(doc)?);
+                let (v, _) = self.deduper.verdict(&sig, self.index.signature(doc)?, None);
                 v.relation.is_duplicate().then(|| Match {
                     id: self.index.id(doc).to_owned(),
                     relation: v.relation,
