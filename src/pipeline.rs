@@ -287,8 +287,8 @@ impl Deduper {
     }
 
     /// Compares two signatures; `words`: both texts read for alignment
-    /// ([`Deduper::read_short`]), when they are at hand and short, so that
-    /// what differs decides ([`align`]). A store's query has only signatures.
+    /// ([`WordStats::read`]), when they are at hand and short, so that what
+    /// differs decides ([`align`]). A store's query has only signatures.
     pub fn verdict(&self, a: &Signature, b: &Signature, words: Option<(&Words, &Words)>) -> (Verdict, PairSignals) {
         let mut signals = PairSignals::between(a, b, self.config.decide.min_samples());
         signals.differences = words.map(|(x, y)| {
