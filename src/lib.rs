@@ -14,10 +14,12 @@
 //!    consistent weighted sampling) and passage samples for containment.
 //! 3. [`index`]: exact keys behind a Bloom filter, LSH bands chosen from the
 //!    threshold, passage postings; hot buckets capped.
-//! 4. [`decide`]: similarity estimates → relation (exact, near, contained_in,
+//! 4. [`decide`]: similarity estimates, and for short texts a word alignment
+//!    that weighs what differs → relation (exact, near, contained_in,
 //!    contains) and score; viral snippets reported, not merged. [`judge`]
 //!    gives the pairs the model is least sure of a second opinion, under a budget.
-//! 5. [`cluster`]: union-find, one representative per cluster.
+//! 5. [`cluster`]: star clusters: every member a duplicate of its
+//!    cluster's representative, never a chain of look-alikes.
 //!
 //! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use.
 //!
