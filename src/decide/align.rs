@@ -259,10 +259,8 @@ pub fn differences(a: &Words, b: &Words) -> Differences {
         (ta[i].matched, tb[j].matched) = (true, true);
         matched += ta[i].info;
     }
-    // Equal words out of order ("X plugin for Y" / "Y plugin for X"), then
-    // the same word inflected ("parse" / "parses", "scroll" / "scrolling").
+    // Equal words out of order ("X plugin for Y" / "Y plugin for X").
     matched += pair_up(&mut ta, &mut tb, &|x, y| y.same(x));
-    matched += pair_up(&mut ta, &mut tb, &|x, y| x.side == y.side && x.stem.len() >= 3 && x.stem == y.stem);
     // A gap that reads the same up to an edit or so, spaces aside: a typo,
     // a split or joined word ("node js" / "nodejs", "ha sno" / "has no").
     let starts = std::iter::once((0, 0)).chain(anchors.iter().map(|&(i, j)| (i + 1, j + 1)));
@@ -274,6 +272,9 @@ pub fn differences(a: &Words, b: &Words) -> Differences {
             ga.iter_mut().chain(gb.iter_mut()).for_each(|x| x.matched = true);
         }
     }
+    // The same word inflected ("parse" / "parses", "scroll" / "scrolling"),
+    // after the gaps: "thins" / "thin s" is a split word, not "thin" and an "s".
+    matched += pair_up(&mut ta, &mut tb, &|x, y| x.side == y.side && x.stem.len() >= 3 && x.stem == y.stem);
     // Typos among what is left, wherever they are.
     matched += pair_up(&mut ta, &mut tb, &is_typo);
     Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
@@ -348,7 +349,8 @@ fn common_subsequence(a: &Words, b: &Words) -> Vec<(usize, usize)> {
 fn gap_is_perturbation(ga: &[Token], gb: &[Token]) -> bool {
     let joined = |g: &[Token]| g.iter().filter(|x| !x.matched).flat_map(|x| x.text.chars()).collect::<Vec<char>>();
     let (a, b) = (joined(ga), joined(gb));
-    if a.is_empty() || b.is_empty() {
+    // One side may be empty: a stray letter ("war,s" / "war") is one edit.
+    if a.is_empty() && b.is_empty() {
         return false;
     }
     if ga.iter().chain(gb).any(|x| !x.matched && x.slot) {
