@@ -9,10 +9,11 @@
 //! information); "a", "the" or "simple" is a common one.
 //!
 //! The alignment anchors on the longest common subsequence of words, matches
-//! equal words out of order and inflected forms of one word, then reads each
-//! gap between anchors as characters: a gap an edit or so from its counterpart is
-//! a typo, a split or a joined word ("node js" / "nodejs"). Leftover words
-//! that are a typo of one another are paired last. What stays unmatched on
+//! equal words out of order, then reads each gap between anchors as
+//! characters: a gap an edit or so from its counterpart is a typo, a split or
+//! a joined word ("node js" / "nodejs"). Inflected forms of one word
+//! ("parse" / "parses") and leftover words that are a typo of one another
+//! are paired last. What stays unmatched on
 //! each side is the *residue*; each word weighs its information, the IDF of
 //! the word in the corpus scaled to [0, 1] (`WordStats::information`); a
 //! word with a digit weighs 1 (a version or a model: "Spectrum 2 UI").
