@@ -11,6 +11,8 @@ use std::path::Path;
 /// Lines longer than this are refused without being held in memory.
 const MAX_LINE_BYTES: usize = 1 << 30;
 
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
 pub(crate) fn read(
     path: Option<&Path>,
     options: &InputOptions,
@@ -63,6 +65,10 @@ pub fn read_objects(
             while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
                 buf.pop();
             }
+            // Many Windows tools start a UTF-8 file with a byte-order mark.
+            if line_no == 1 && buf.starts_with(UTF8_BOM) {
+                buf.drain(..UTF8_BOM.len());
+            }
             // Blank lines separate nothing in JSONL; a trailing one is common.
             if !buf.iter().all(u8::is_ascii_whitespace) {
                 batch.push((line_no, Ok(buf)));
@@ -102,16 +108,34 @@ fn parse_object(bytes: &[u8]) -> std::result::Result<Map<String, Value>, String>
     match serde_json::from_str(text) {
         Ok(Value::Object(object)) => Ok(object),
         Ok(_) => Err("expected a JSON object".into()),
+        // serde_json calls an unpaired \uD800-\uDFFF escape "unexpected end of hex escape".
+        Err(e) if e.to_string().contains("hex escape") && has_surrogate_escape(text) => Err(format!(
+            "not valid JSON: a \\u escape of half a UTF-16 surrogate pair (\\uD800-\\uDFFF) without its other half is not text ({e})"
+        )),
         Err(e) => Err(format!("not valid JSON ({e})")),
     }
 }
 
-/// A field as an id: strings as they are, numbers in their JSON spelling.
+/// Whether `text` holds a `\uD800`-`\uDFFF` escape.
+fn has_surrogate_escape(text: &str) -> bool {
+    text.as_bytes().windows(4).any(|w| {
+        w[..2] == *b"\\u"
+            && w[2].eq_ignore_ascii_case(&b'd')
+            && matches!(w[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
+    })
+}
+
+/// A field as an id: strings as they are, integers in their JSON spelling.
+/// Other numbers are refused: `1.5` is no id, and an integer past 64 bits
+/// would come back rounded (`1.2345678901234568e29`), changed without a word.
 pub fn id_of(object: &Map<String, Value>, field: &str) -> std::result::Result<String, String> {
     match object.get(field) {
         Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Number(n)) => Ok(n.to_string()),
-        Some(_) => Err(format!("field {field:?} must be a string or a number")),
+        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        Some(Value::Number(n)) => Err(format!(
+            "field {field:?} is {n}: a number id must be an integer of at most 64 bits (quote larger ones as a string)"
+        )),
+        Some(_) => Err(format!("field {field:?} must be a string or an integer")),
         None => Err(format!("missing id field {field:?}")),
     }
 }
@@ -159,13 +183,16 @@ mod tests {
 
     #[test]
     fn bad_lines_say_what_is_wrong() {
-        let cases: [(&[u8], &str); 6] = [
+        let cases: [(&[u8], &str); 9] = [
             (b"{\"id\": 1, \"text\": \"x\"", "not valid JSON"),
             (b"[1, 2]", "expected a JSON object"),
             (b"{\"text\": \"x\"}", "missing id field \"id\""),
             (b"{\"id\": \"a\"}", "missing text field \"text\""),
             (b"{\"id\": \"a\", \"text\": 5}", "must be a string"),
             (b"{\"id\": \"a\", \"text\": \"\xff\"}", "invalid UTF-8 at byte 21"),
+            (b"{\"id\": \"a\", \"text\": \"x \\ud800 y\"}", "without its other half"),
+            (b"{\"id\": 1.5, \"text\": \"x\"}", "must be an integer"),
+            (b"{\"id\": 123456789012345678901234567890, \"text\": \"x\"}", "quote larger ones as a string"),
         ];
         let parse = |bytes: &[u8]| match parse_object(bytes) {
             Ok(object) => document(3, object, &opts()),
@@ -177,6 +204,21 @@ mod tests {
         }
         let ok = parse(br#"{"id": 7, "text": "hi"}"#);
         assert_eq!((ok.id.as_deref(), ok.text.as_deref()), (Some("7"), Ok("hi")));
+    }
+
+    #[test]
+    fn a_byte_order_mark_starts_the_first_line_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bom.jsonl");
+        std::fs::write(&path, b"\xef\xbb\xbf{\"id\": \"a\", \"text\": \"x\"}\n\xef\xbb\xbf{\"id\": \"b\"}\n").unwrap();
+        let mut seen = Vec::new();
+        read_objects(Some(&path), &mut |line, object| {
+            seen.push((line, object.map(|o| o["id"].clone())));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen[0], (1, Ok(Value::from("a"))));
+        assert!(seen[1].1.as_ref().is_err_and(|e| e.contains("not valid JSON")), "{seen:?}");
     }
 
     #[test]
