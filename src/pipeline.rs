@@ -301,9 +301,9 @@ impl Deduper {
         (self.config.decide.decide(&signals), signals)
     }
 
-    /// Word statistics of the short ones among a batch's distinct normalized
-    /// texts, and each short text read against them (`None` for a long one).
-    fn read_short<'t>(&self, texts: &[&'t str], sigs: &[Signature]) -> (WordStats, Vec<Option<Words<'t>>>) {
+    /// Each short one of a batch's distinct normalized texts read for
+    /// alignment against the word statistics of them all (`None` for a long one).
+    fn read_short<'t>(&self, texts: &[&'t str], sigs: &[Signature]) -> Vec<Option<Words<'t>>> {
         let limit = self.config.decide.blocking().short_max_chars;
         let short = |k: usize| sigs[k].char_len <= limit;
         let stats = WordStats::from_texts(
@@ -311,8 +311,7 @@ impl Deduper {
             self.config.weights.idf_prior_docs,
         );
         let positions: Vec<usize> = (0..texts.len()).collect();
-        let read = crate::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])));
-        (stats, read)
+        crate::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])))
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -363,9 +362,9 @@ impl Deduper {
         clock.lap(&mut stats, "candidates");
 
         let normalized: Vec<&str> = distinct.iter().map(|&i| prepared[i as usize].normalized.as_str()).collect();
-        let (_, words) = self.read_short(&normalized, &sigs);
+        let words = self.read_short(&normalized, &sigs);
         clock.lap(&mut stats, "word statistics");
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
         Self::count_judged(&mut stats, judged);
@@ -457,7 +456,7 @@ impl Deduper {
         // Pairs of positions in `distinct`, as the lexical stage has them.
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b));
+        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged =
             self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
@@ -467,10 +466,10 @@ impl Deduper {
         Ok(links)
     }
 
-    /// The verdict on positions `a` and `b` of a batch's distinct texts.
-    fn verdict_of(&self, sigs: &[Signature], words: &[Option<Words>], a: u32, b: u32) -> Verdict {
+    /// The verdict on positions `a` and `b` of a batch's texts.
+    fn verdict_of(&self, sigs: &[Signature], words: &[Option<Words>], a: u32, b: u32) -> (Verdict, PairSignals) {
         let (a, b) = (a as usize, b as usize);
-        self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref())).0
+        self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref()))
     }
 
     /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
@@ -556,11 +555,8 @@ impl Deduper {
         let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
         let normalized: Vec<&str> = prepared.iter().map(|p| p.normalized.as_str()).collect();
-        let (_, words) = self.read_short(&normalized, &sigs);
-        Ok(crate::par::map(&pair_ids, |&(a, b)| {
-            let (a, b) = (a as usize, b as usize);
-            self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref()))
-        }))
+        let words = self.read_short(&normalized, &sigs);
+        Ok(crate::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b)))
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts

@@ -137,7 +137,8 @@ pub struct Differences {
 /// Below this char similarity two short texts share too little to be one
 /// text up to edits (the least of the stress set's perturbed copies and of
 /// the labelled package-description duplicates is 0.37): they are not
-/// aligned, which spares the alignment most candidate pairs of a corpus.
+/// aligned, which spares the alignment the candidates that share little (on
+/// the 100k bench corpus, a third of its time).
 pub const MIN_CHAR_SIMILARITY: f32 = 0.3;
 
 impl Differences {
