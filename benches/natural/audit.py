@@ -23,9 +23,16 @@ import unicodedata
 from pathlib import Path
 
 
-def read_jsonl(path, id_field="id"):
+def read_jsonl(path):
     with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        rows = []
+        for i, line in enumerate(f, 1):
+            if line.strip():
+                try:
+                    rows.append(json.loads(line))
+                except json.JSONDecodeError as e:
+                    sys.exit(f"{path}:{i}: not valid JSON ({e})")
+        return rows
 
 
 def trivially_equal(a, b):
@@ -41,6 +48,10 @@ def one_line(s):
 def sample(args):
     text = {str(d[args.id_field]): d[args.text_field] for d in read_jsonl(args.corpus)}
     out = read_jsonl(args.output)
+    unknown = [str(r["id"]) for r in out if str(r["id"]) not in text]
+    if unknown or len(out) != len(text):
+        sys.exit(f"{args.output} is not a dedup output of {args.corpus}: {len(out)} lines for "
+                 f"{len(text)} documents" + (f", unknown id {unknown[0]!r}" if unknown else ""))
     links, members = [], []
     for r in out:
         doc = str(r["id"])
