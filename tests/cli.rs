@@ -71,8 +71,8 @@ fn malformed_lines_fail_with_their_line_number_or_are_skipped_and_listed() {
         "-q",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let ids: Vec<String> = lines(&out).iter().map(|r| r["id"].as_str().unwrap().to_owned()).collect();
-    assert_eq!(ids, ["a", "7"], "every valid id exactly once");
+    let ids: Vec<serde_json::Value> = lines(&out).iter().map(|r| r["id"].clone()).collect();
+    assert_eq!(ids, [serde_json::json!("a"), serde_json::json!(7)], "every valid id exactly once, as given");
     let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     let skipped: Vec<(u64, String)> = report["skipped"]
         .as_array()
@@ -167,11 +167,32 @@ fn parquet_in_and_out() {
     let batch = &batches[0];
     assert_eq!(batch.num_rows(), 2);
     let col = |name: &str| batch.column_by_name(name).unwrap().as_any().downcast_ref::<StringArray>().unwrap().clone();
-    assert_eq!(col("representative").value(1), "1");
+    let ids = |name: &str| batch.column_by_name(name).unwrap().as_any().downcast_ref::<Int64Array>().unwrap().clone();
+    assert_eq!(ids("representative").value(1), 1, "an integer id column stays one");
+    assert_eq!(ids("id").values().to_vec(), [1, 2]);
     assert_eq!(col("relation").value(1), "exact");
 
     let o = semhash(&["dedup", dir.path().join("missing.parquet").to_str().unwrap()]);
     assert!(!o.status.success() && stderr(&o).contains("cannot open"), "{}", stderr(&o));
+}
+
+#[test]
+fn ids_come_back_as_they_were_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = concat!(
+        "{\"id\": 18446744073709551615, \"text\": \"The quick brown fox jumps over the lazy dog\"}\n",
+        "{\"id\": -3, \"text\": \"the quick brown fox jumps over the lazy dog\"}\n",
+        "{\"id\": \"007\", \"text\": \"Compilers translate source code into machine code\"}\n",
+    );
+    let path = write(dir.path(), "in.jsonl", input.as_bytes());
+    let out = dir.path().join("out.jsonl");
+    let o = semhash(&["dedup", path.to_str().unwrap(), "-q", "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    assert!(text.contains(r#""id":18446744073709551615,"#), "{text}");
+    assert!(text.contains(r#""id":-3,"cluster":0,"representative":18446744073709551615,"#), "{text}");
+    assert!(text.contains(r#""parent":18446744073709551615"#), "{text}");
+    assert!(text.contains(r#""id":"007","#), "a string of digits stays a string: {text}");
 }
 
 #[test]

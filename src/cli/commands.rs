@@ -244,7 +244,7 @@ fn dedup(args: DedupArgs) -> Result<()> {
 
     let written = Instant::now();
     let out = args.output.output.as_deref();
-    io::write_results(out, format_of(args.output.output_format, out), &outcome.docs)?;
+    io::write_results(out, format_of(args.output.output_format, out), &outcome.docs, &loaded.id_types)?;
     let timings = &mut outcome.stats.timings_ms;
     timings.insert("read".into(), read_ms);
     timings.insert("write".into(), written.elapsed().as_secs_f64() * 1e3);
@@ -446,7 +446,7 @@ fn query(args: QueryArgs) -> Result<()> {
         .iter()
         .map(|d: &Document| {
             let matches = store.query(&d.text)?;
-            Ok(json!({"id": d.id, "duplicate": !matches.is_empty(), "matches": matches}))
+            Ok(json!({"id": loaded.id_types.json(&d.id), "duplicate": !matches.is_empty(), "matches": matches}))
         })
         .collect::<Result<_>>()?;
     let out = args.output.output.as_deref();

@@ -2,6 +2,7 @@
 
 use super::{file_or_stdio, InputOptions, Record};
 use crate::{Error, Result};
+use arrow_schema::DataType;
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fs::File;
@@ -21,7 +22,7 @@ pub(crate) fn read(
     read_objects(path, &mut |line, object| {
         accept(match object {
             Ok(object) => document(line, object, options),
-            Err(e) => Record { line, id: None, text: Err(e) },
+            Err(e) => Record { line, id: None, id_type: None, text: Err(e) },
         })
     })
 }
@@ -150,9 +151,14 @@ pub fn take_text(object: &mut Map<String, Value>, field: &str) -> std::result::R
 }
 
 fn document(line: u64, mut object: Map<String, Value>, options: &InputOptions) -> Record {
+    let id_type = match object.get(&options.id_field) {
+        Some(Value::Number(n)) if n.is_i64() => Some(DataType::Int64),
+        Some(Value::Number(_)) => Some(DataType::UInt64),
+        _ => None,
+    };
     match id_of(&object, &options.id_field) {
-        Ok(id) => Record { line, text: take_text(&mut object, &options.text_field), id: Some(id) },
-        Err(e) => Record { line, id: None, text: Err(e) },
+        Ok(id) => Record { line, text: take_text(&mut object, &options.text_field), id: Some(id), id_type },
+        Err(e) => Record { line, id: None, id_type: None, text: Err(e) },
     }
 }
 
@@ -196,7 +202,7 @@ mod tests {
         ];
         let parse = |bytes: &[u8]| match parse_object(bytes) {
             Ok(object) => document(3, object, &opts()),
-            Err(e) => Record { line: 3, id: None, text: Err(e) },
+            Err(e) => Record { line: 3, id: None, id_type: None, text: Err(e) },
         };
         for (line, want) in cases {
             let err = parse(line).text.unwrap_err();

@@ -9,8 +9,10 @@ mod parquet;
 
 use crate::pipeline::DocResult;
 use crate::{Document, Error, Result};
+use arrow_schema::DataType;
 use serde::Serialize;
-use std::collections::HashMap;
+use serde_json::Value;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// What to do with a bad record.
@@ -62,6 +64,8 @@ pub struct Skipped {
 pub(crate) struct Record {
     pub line: u64,
     pub id: Option<String>,
+    /// The integer type the id was written as (`None`: a string).
+    pub id_type: Option<DataType>,
     pub text: std::result::Result<String, String>,
 }
 
@@ -70,6 +74,46 @@ pub(crate) struct Record {
 pub struct Loaded {
     pub docs: Vec<Document>,
     pub skipped: Vec<Skipped>,
+    pub id_types: IdTypes,
+}
+
+/// Which ids the input wrote as integers, so that the output writes them
+/// back as integers: the core holds every id as its spelling, but a user who
+/// joins the output on an integer id column must find integers there.
+#[derive(Clone, Debug, Default)]
+pub struct IdTypes {
+    integers: HashSet<String>,
+    /// The integer type of them all (a Parquet id column's, or the JSON
+    /// numbers' range); `Utf8` when they differ.
+    column: Option<DataType>,
+}
+
+impl IdTypes {
+    fn note(&mut self, id: &str, id_type: Option<&DataType>) {
+        if let Some(t) = id_type {
+            self.integers.insert(id.to_owned());
+            self.column = match self.column.take() {
+                None => Some(t.clone()),
+                Some(c) if c == *t => Some(c),
+                Some(_) => Some(DataType::Utf8),
+            };
+        }
+    }
+
+    /// The id as the input wrote it: a JSON integer or a string.
+    pub fn json(&self, id: &str) -> Value {
+        let integer = || id.parse::<i64>().map(Value::from).or_else(|_| id.parse::<u64>().map(Value::from)).ok();
+        self.integers.contains(id).then(integer).flatten().unwrap_or_else(|| Value::from(id))
+    }
+
+    /// The Arrow type of an id column holding `ids`: the input's integer
+    /// type when every one of them was an integer, a string otherwise.
+    fn column_type<'a>(&self, mut ids: impl Iterator<Item = &'a str>) -> DataType {
+        match &self.column {
+            Some(t) if ids.all(|id| self.integers.contains(id)) => t.clone(),
+            _ => DataType::Utf8,
+        }
+    }
 }
 
 /// Reads documents from `path` (stdin for `None` or `-`), applying `check`
@@ -91,6 +135,7 @@ pub fn read_documents(
             }
             check(&text).map_err(|e| e.to_string())?;
             first_line.insert(id.clone(), record.line);
+            loaded.id_types.note(&id, record.id_type.as_ref());
             Ok(Document { id, text })
         });
         match verdict {
@@ -117,14 +162,40 @@ pub fn read_documents(
     Ok(loaded)
 }
 
-/// Writes one result per document to `path` (stdout for `None` or `-`).
-pub fn write_results(path: Option<&Path>, format: Format, results: &[DocResult]) -> Result<()> {
+/// Writes one result per document to `path` (stdout for `None` or `-`),
+/// its ids as the input wrote them.
+pub fn write_results(path: Option<&Path>, format: Format, results: &[DocResult], ids: &IdTypes) -> Result<()> {
     match format {
-        Format::Jsonl => jsonl::write(path, results.iter()),
+        Format::Jsonl => jsonl::write(path, results.iter().map(|r| result_row(r, ids))),
         Format::Parquet => parquet::write(
             path.ok_or_else(|| Error::Input("Parquet output must be a file, not stdout".into()))?,
             results,
+            ids,
         ),
+    }
+}
+
+/// A result as written to JSONL: its fields in `DocResult`'s order, its ids
+/// as the input wrote them.
+#[derive(Serialize)]
+struct ResultRow {
+    id: Value,
+    cluster: u32,
+    representative: Value,
+    relation: crate::decide::Relation,
+    score: f32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    parent: Option<Value>,
+}
+
+fn result_row(r: &DocResult, ids: &IdTypes) -> ResultRow {
+    ResultRow {
+        id: ids.json(&r.id),
+        cluster: r.cluster,
+        representative: ids.json(&r.representative),
+        relation: r.relation,
+        score: r.score,
+        parent: r.parent.as_deref().map(|p| ids.json(p)),
     }
 }
 

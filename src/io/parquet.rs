@@ -1,12 +1,12 @@
 //! Parquet through Arrow: a string (or integer) id column and a string text column in;
 //! one row per document out.
 
-use super::{InputOptions, Record};
+use super::{IdTypes, InputOptions, Record};
 use crate::pipeline::DocResult;
 use crate::{Error, Result};
 use arrow_array::cast::AsArray;
-use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
-use arrow_array::{Array, ArrayRef, Float32Array, RecordBatch, StringArray, UInt32Array};
+use arrow_array::types::{ArrowPrimitiveType, Int32Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::{Array, ArrayRef, Float32Array, PrimitiveArray, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
@@ -33,6 +33,7 @@ pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(R
             })
         };
         let (ids, texts) = (column(&options.id_field)?, column(&options.text_field)?);
+        let id_type = ids.data_type().is_integer().then(|| ids.data_type().clone());
         for i in 0..batch.num_rows() {
             row += 1;
             let id = match value_as_string(&ids, i, true) {
@@ -41,6 +42,7 @@ pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(R
                     accept(Record {
                         line: row,
                         id: None,
+                        id_type: None,
                         text: Err(format!("id column {:?} is null", options.id_field)),
                     })?;
                     continue;
@@ -52,7 +54,7 @@ pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(R
                 Ok(None) => Err(format!("text column {:?} is null", options.text_field)),
                 Err(e) => return Err(Error::Input(format!("{name}: text column {:?}: {e}", options.text_field))),
             };
-            accept(Record { line: row, id: Some(id), text })?;
+            accept(Record { line: row, id: Some(id), id_type: id_type.clone(), text })?;
         }
     }
     Ok(())
@@ -81,16 +83,19 @@ fn value_as_string(array: &ArrayRef, i: usize, integers: bool) -> std::result::R
     Ok(Some(value))
 }
 
-pub(crate) fn write(path: &Path, results: &[DocResult]) -> Result<()> {
+/// Writes the results, the id columns of the input's integer type when
+/// every id was an integer ([`IdTypes`]).
+pub(crate) fn write(path: &Path, results: &[DocResult], ids: &IdTypes) -> Result<()> {
     let name = path.display().to_string();
     let fail = |e: &dyn std::fmt::Display| Error::Input(format!("writing {name}: {e}"));
+    let id_type = ids.column_type(results.iter().map(|r| r.id.as_str()));
     let schema = Arc::new(Schema::new(vec![
-        Field::new("id", DataType::Utf8, false),
+        Field::new("id", id_type.clone(), false),
         Field::new("cluster", DataType::UInt32, false),
-        Field::new("representative", DataType::Utf8, false),
+        Field::new("representative", id_type.clone(), false),
         Field::new("relation", DataType::Utf8, false),
         Field::new("score", DataType::Float32, false),
-        Field::new("parent", DataType::Utf8, true),
+        Field::new("parent", id_type.clone(), true),
     ]));
     let file = File::create(path).map_err(|e| Error::io(format!("cannot create {name}"), e))?;
     let mut writer = ArrowWriter::try_new(file, schema.clone(), None).map_err(|e| fail(&e))?;
@@ -98,16 +103,34 @@ pub(crate) fn write(path: &Path, results: &[DocResult]) -> Result<()> {
         let relation =
             |r: &DocResult| serde_json::to_value(r.relation).ok().and_then(|v| v.as_str().map(str::to_owned));
         let columns: Vec<ArrayRef> = vec![
-            Arc::new(StringArray::from_iter_values(chunk.iter().map(|r| r.id.as_str()))),
+            id_column(&id_type, chunk.iter().map(|r| Some(r.id.as_str()))),
             Arc::new(UInt32Array::from_iter_values(chunk.iter().map(|r| r.cluster))),
-            Arc::new(StringArray::from_iter_values(chunk.iter().map(|r| r.representative.as_str()))),
+            id_column(&id_type, chunk.iter().map(|r| Some(r.representative.as_str()))),
             Arc::new(StringArray::from_iter(chunk.iter().map(relation))),
             Arc::new(Float32Array::from_iter_values(chunk.iter().map(|r| r.score))),
-            Arc::new(StringArray::from_iter(chunk.iter().map(|r| r.parent.as_deref()))),
+            id_column(&id_type, chunk.iter().map(|r| r.parent.as_deref())),
         ];
         let batch = RecordBatch::try_new(schema.clone(), columns).map_err(|e| fail(&e))?;
         writer.write(&batch).map_err(|e| fail(&e))?;
     }
     writer.close().map_err(|e| fail(&e))?;
     Ok(())
+}
+
+/// Ids as a column of `id_type` (an integer type only when every id is one).
+fn id_column<'a>(id_type: &DataType, ids: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+    fn integers<'a, T: ArrowPrimitiveType>(ids: impl Iterator<Item = Option<&'a str>>) -> ArrayRef
+    where
+        T::Native: std::str::FromStr,
+    {
+        let parse = |id: &str| id.parse::<T::Native>().ok().expect("an id noted as an integer of this type parses");
+        Arc::new(ids.map(|id| id.map(parse)).collect::<PrimitiveArray<T>>())
+    }
+    match id_type {
+        DataType::Int32 => integers::<Int32Type>(ids),
+        DataType::Int64 => integers::<Int64Type>(ids),
+        DataType::UInt32 => integers::<UInt32Type>(ids),
+        DataType::UInt64 => integers::<UInt64Type>(ids),
+        _ => Arc::new(StringArray::from_iter(ids)),
+    }
 }
