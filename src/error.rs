@@ -18,6 +18,11 @@ pub enum Error {
     Corrupted { context: String, detail: String },
     #[error("{0}")]
     Input(String),
+    #[error(
+        "{store}: another process ({holder}) is writing this store; waited {waited_s} s for its lock ({lock}). \
+         Wait longer with --lock-timeout, or stop that process"
+    )]
+    Locked { store: String, lock: String, holder: String, waited_s: u64 },
     #[error("{context}: {source}")]
     Io {
         context: String,

@@ -196,6 +196,36 @@ fn ids_come_back_as_they_were_given() {
 }
 
 #[test]
+fn two_signers_into_one_store_take_turns_and_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let inputs: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let docs: String = (0..3000)
+                .map(|i| {
+                    format!("{{\"id\": \"{k}-{i}\", \"text\": \"document {i} of writer {k} says {}\"}}\n", i * 7919 + k)
+                })
+                .collect();
+            write(dir.path(), &format!("in{k}.jsonl"), docs.as_bytes())
+        })
+        .collect();
+    let spawn = |input: &PathBuf| {
+        Command::new(env!("CARGO_BIN_EXE_semhash"))
+            .args(["sign", "--store", store.to_str().unwrap(), "--batch", "100", input.to_str().unwrap()])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (spawn(&inputs[0]), spawn(&inputs[1]));
+    let outputs = [first.wait_with_output().unwrap(), second.wait_with_output().unwrap()];
+    for o in &outputs {
+        assert!(o.status.success(), "{}", stderr(o));
+    }
+    let said: String = outputs.iter().map(stderr).collect();
+    assert!(said.contains("it now holds 6000"), "the later writer saw the earlier one's batches: {said}");
+}
+
+#[test]
 fn compare_scores_each_pair() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = concat!(

@@ -162,7 +162,7 @@ fn a_semantic_store_finds_stored_paraphrases() {
     let dir = tempfile::tempdir().unwrap();
     let open = || {
         let deduper = semantic_deduper();
-        let file = FileStore::open(dir.path(), deduper.fingerprint()).unwrap();
+        let file = FileStore::open_writer(dir.path(), deduper.fingerprint(), std::time::Duration::ZERO).unwrap();
         Incremental::open(deduper, file).unwrap()
     };
     let mut store = open();

@@ -13,7 +13,7 @@ const ARTICLE: &str = "The river flooded the lower town after three days of heav
 
 fn open(dir: &std::path::Path, config: Config) -> semhash::Result<Incremental<FileStore>> {
     let deduper = Deduper::new(config)?;
-    let file = FileStore::open(dir, deduper.fingerprint())?;
+    let file = FileStore::open_writer(dir, deduper.fingerprint(), std::time::Duration::ZERO)?;
     Incremental::open(deduper, file)
 }
 
@@ -95,6 +95,38 @@ fn a_corrupted_store_is_refused_and_a_torn_last_batch_is_dropped() {
     std::fs::write(dir.path().join("meta.json"), b"{not json").unwrap();
     let err = open(dir.path(), Config::default()).err().expect("refused");
     assert!(matches!(err, Error::Corrupted { .. }), "{err}");
+}
+
+#[test]
+fn one_writer_at_a_time_while_readers_see_what_was_committed() {
+    use std::time::Duration;
+    let dir = tempfile::tempdir().unwrap();
+    let fingerprint = Deduper::new(Config::default()).unwrap().fingerprint();
+    let mut first = open(dir.path(), Config::default()).unwrap();
+    first.add(&[doc("a", ARTICLE)]).unwrap();
+
+    let err = FileStore::open_writer(dir.path(), fingerprint, Duration::ZERO).err().expect("a second writer waits");
+    let holder = format!("pid {}", std::process::id());
+    assert!(matches!(&err, Error::Locked { holder: h, .. } if *h == holder), "{err}");
+    assert!(err.to_string().contains("--lock-timeout"), "{err}");
+
+    // A reader opens meanwhile and sees the committed batch; it cannot write.
+    let reader = FileStore::open(dir.path(), fingerprint).unwrap();
+    let mut reader = Incremental::open(Deduper::new(Config::default()).unwrap(), reader).unwrap();
+    assert_eq!(reader.len(), 1);
+    let err = reader.add(&[doc("r", "A reader tries to write a sentence of its own.")]).err().expect("refused");
+    assert!(err.to_string().contains("opened for reading"), "{err}");
+
+    // A waiting writer gets the store once the first is done, with its batch.
+    let release = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        drop(first);
+    });
+    let second = FileStore::open_writer(dir.path(), fingerprint, Duration::from_secs(30)).unwrap();
+    release.join().unwrap();
+    let mut second = Incremental::open(Deduper::new(Config::default()).unwrap(), second).unwrap();
+    second.add(&[doc("b", "A second writer adds a sentence about gardens.")]).unwrap();
+    assert_eq!(second.len(), 2);
 }
 
 #[test]

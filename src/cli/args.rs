@@ -181,6 +181,10 @@ pub struct StoreArg {
     /// The signature store directory.
     #[arg(long, value_name = "DIR")]
     pub store: PathBuf,
+    /// Seconds to wait for another process writing the store to finish
+    /// (sign, remove); then stop, naming it.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    pub lock_timeout: u64,
 }
 
 #[derive(Args, Debug)]

@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Map, Value};
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub fn run(cli: Cli) -> Result<()> {
     match cli.command {
@@ -392,14 +392,31 @@ fn judge(args: JudgeArgs) -> Result<()> {
     Ok(())
 }
 
-fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremental<FileStore>> {
+/// Opens the store to read, or to `write` (one writer at a time: waits up
+/// to `--lock-timeout` for another, saying so).
+fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs, write: bool) -> Result<Incremental<FileStore>> {
     if pipeline_args.judge.is_some() {
         return Err(Error::Config(
             "--judge works with dedup, compare and eval: a store keeps signatures, not the texts a judge reads".into(),
         ));
     }
     let deduper = deduper(pipeline_args)?;
-    let file = FileStore::open(&store.store, deduper.fingerprint())?;
+    let fingerprint = deduper.fingerprint();
+    let file = if !write {
+        FileStore::open(&store.store, fingerprint)?
+    } else {
+        match FileStore::open_writer(&store.store, fingerprint, Duration::ZERO) {
+            Err(Error::Locked { holder, .. }) if store.lock_timeout > 0 => {
+                eprintln!(
+                    "semhash: {holder} is writing {}; waiting up to {} s (--lock-timeout)",
+                    store.store.display(),
+                    store.lock_timeout
+                );
+                FileStore::open_writer(&store.store, fingerprint, Duration::from_secs(store.lock_timeout))?
+            }
+            other => other?,
+        }
+    };
     for w in &file.warnings {
         eprintln!("semhash: warning: {w}");
     }
@@ -407,7 +424,7 @@ fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs) -> Result<Incremen
 }
 
 fn sign(args: SignArgs) -> Result<()> {
-    let mut store = open_store(&args.store, &args.pipeline)?;
+    let mut store = open_store(&args.store, &args.pipeline, true)?;
     let mut loaded = read_docs(&args.input, store.deduper())?;
     let (mut fresh, mut stored) = (Vec::new(), 0usize);
     for doc in std::mem::take(&mut loaded.docs) {
@@ -439,7 +456,7 @@ fn sign(args: SignArgs) -> Result<()> {
 }
 
 fn query(args: QueryArgs) -> Result<()> {
-    let store = open_store(&args.store, &args.pipeline)?;
+    let store = open_store(&args.store, &args.pipeline, false)?;
     let loaded = read_docs(&args.input, store.deduper())?;
     let results: Vec<Value> = loaded
         .docs
@@ -463,7 +480,7 @@ fn remove(args: RemoveArgs) -> Result<()> {
     if ids.is_empty() {
         return Err(Error::Input("no ids given (list them, or use --ids-from FILE)".into()));
     }
-    let mut store = open_store(&args.store, &args.pipeline)?;
+    let mut store = open_store(&args.store, &args.pipeline, true)?;
     let present = store.remove(&ids)?;
     let missing: Vec<&String> = ids.iter().zip(&present).filter(|(_, p)| !**p).map(|(id, _)| id).collect();
     for id in &missing {

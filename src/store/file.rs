@@ -8,6 +8,15 @@
 //! died mid-write) is dropped on the next open with a warning, while a frame
 //! that is complete but fails its checksum makes the store refuse to open.
 //! `stats` (corpus statistics) is replaced atomically after each commit.
+//!
+//! One process writes a store at a time: a writer holds an advisory lock on
+//! `lock` (holding its pid, to name it to a second writer, which waits for
+//! it or gives up) from before it reads the store until it is dropped, so no
+//! writer appends to a log it has not read. Readers take no writer lock;
+//! `commit.lock` is held shared while reading and exclusive while
+//! committing, so a reader sees whole commits only. The operating system
+//! drops both locks when their process dies: a killed writer leaves no stale
+//! lock behind.
 
 use super::SignatureStore;
 use crate::pipeline::Deduper;
@@ -15,8 +24,9 @@ use crate::sketch::format::Reader;
 use crate::sketch::{CorpusStats, Fingerprint, Signature};
 use crate::{Error, Result};
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::{Read, Seek, Write};
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 const FRAME_MAGIC: [u8; 4] = *b"SHLB";
 const STORE_VERSION: u16 = 1;
@@ -32,6 +42,8 @@ pub struct FileStore {
     valid_len: u64,
     /// Warnings from opening (a dropped torn frame).
     pub warnings: Vec<String>,
+    /// The writer's lock, while this store may commit ([`FileStore::open_writer`]).
+    writer: Option<File>,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -42,12 +54,25 @@ struct Meta {
 }
 
 impl FileStore {
-    /// Opens the store in `dir`, creating it if missing. A store made under
-    /// another configuration or format is refused.
+    /// Opens the store in `dir` for reading, creating it if missing. A store
+    /// made under another configuration or format is refused.
     pub fn open(dir: impl AsRef<Path>, fingerprint: Fingerprint) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
+        fs::create_dir_all(&dir).map_err(|e| Error::io(format!("store {}: cannot create", dir.display()), e))?;
+        Self::open_dir(dir, fingerprint, None)
+    }
+
+    /// Opens the store in `dir` for writing, creating it if missing: waits
+    /// up to `wait` for another writer to finish, then fails naming it.
+    pub fn open_writer(dir: impl AsRef<Path>, fingerprint: Fingerprint, wait: Duration) -> Result<Self> {
+        let dir = dir.as_ref().to_path_buf();
+        fs::create_dir_all(&dir).map_err(|e| Error::io(format!("store {}: cannot create", dir.display()), e))?;
+        let writer = lock_writer(&dir, wait)?;
+        Self::open_dir(dir, fingerprint, Some(writer))
+    }
+
+    fn open_dir(dir: PathBuf, fingerprint: Fingerprint, writer: Option<File>) -> Result<Self> {
         let ctx = |what: &str| format!("store {}: {what}", dir.display());
-        fs::create_dir_all(&dir).map_err(|e| Error::io(ctx("cannot create"), e))?;
         let meta_path = dir.join("meta.json");
         if meta_path.exists() {
             let text = fs::read_to_string(&meta_path).map_err(|e| Error::io(ctx("cannot read meta.json"), e))?;
@@ -75,7 +100,7 @@ impl FileStore {
                 Meta { format: "semhash-store".into(), version: STORE_VERSION, fingerprint: fingerprint.to_string() };
             write_atomic(&meta_path, serde_json::to_string_pretty(&meta).expect("meta serialises").as_bytes())?;
         }
-        Ok(FileStore { dir, fingerprint, valid_len: 0, warnings: Vec::new() })
+        Ok(FileStore { dir, fingerprint, valid_len: 0, warnings: Vec::new(), writer })
     }
 
     fn log_path(&self) -> PathBuf {
@@ -89,6 +114,28 @@ impl FileStore {
 
 impl SignatureStore for FileStore {
     fn load(&mut self, deduper: &Deduper) -> Result<super::Stored> {
+        let dir = self.dir.clone();
+        with_commit_lock(&dir, false, || self.read(deduper))
+    }
+
+    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
+        if self.writer.is_none() {
+            return Err(Error::Input(format!(
+                "store {}: opened for reading; open it with FileStore::open_writer to change it",
+                self.dir.display()
+            )));
+        }
+        let frame = self.frame(added, removed)?;
+        let valid_len = with_commit_lock(&self.dir, true, || self.append(&frame, stats))?;
+        self.valid_len = valid_len;
+        Ok(())
+    }
+}
+
+impl FileStore {
+    /// The log's live signatures and the stored statistics; notes where the
+    /// last complete frame ends (`valid_len`).
+    fn read(&mut self, deduper: &Deduper) -> Result<super::Stored> {
         let log_path = self.log_path();
         let mut bytes = Vec::new();
         if log_path.exists() {
@@ -162,7 +209,8 @@ impl SignatureStore for FileStore {
         Ok((live.into_iter().flatten().collect(), stats))
     }
 
-    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
+    /// The log frame of one batch (empty when there is nothing to log).
+    fn frame(&self, added: &[(String, Signature)], removed: &[String]) -> Result<Vec<u8>> {
         let mut body = Vec::new();
         for (id, sig) in added {
             push_op(&mut body, ADD, id)?;
@@ -171,23 +219,79 @@ impl SignatureStore for FileStore {
         for id in removed {
             push_op(&mut body, REMOVE, id)?;
         }
-        if !body.is_empty() {
+        if body.is_empty() {
+            return Ok(body);
+        }
+        let mut frame = Vec::with_capacity(body.len() + 16);
+        frame.extend_from_slice(&FRAME_MAGIC);
+        frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
+        frame.extend_from_slice(&body);
+        frame.extend_from_slice(&crate::sketch::hash::hash64(0, &body).to_le_bytes());
+        Ok(frame)
+    }
+
+    /// Appends `frame` after the last complete one and replaces the
+    /// statistics; returns the log's new valid length.
+    fn append(&self, frame: &[u8], stats: &CorpusStats) -> Result<u64> {
+        let mut valid_len = self.valid_len;
+        if !frame.is_empty() {
             let path = self.log_path();
             let io = |e| Error::io(format!("writing {}", path.display()), e);
-            let mut frame = Vec::with_capacity(body.len() + 16);
-            frame.extend_from_slice(&FRAME_MAGIC);
-            frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
-            frame.extend_from_slice(&body);
-            frame.extend_from_slice(&crate::sketch::hash::hash64(0, &body).to_le_bytes());
             let mut f = OpenOptions::new().create(true).write(true).truncate(false).open(&path).map_err(io)?;
             // Drop a torn frame from an interrupted write before appending.
-            f.set_len(self.valid_len).map_err(io)?;
-            std::io::Seek::seek(&mut f, std::io::SeekFrom::End(0)).map_err(io)?;
-            f.write_all(&frame).and_then(|_| f.sync_data()).map_err(io)?;
-            self.valid_len += frame.len() as u64;
+            f.set_len(valid_len).map_err(io)?;
+            f.seek(std::io::SeekFrom::End(0)).map_err(io)?;
+            f.write_all(frame).and_then(|_| f.sync_data()).map_err(io)?;
+            valid_len += frame.len() as u64;
         }
-        let out = stats.encode(self.fingerprint);
-        write_atomic(&self.stats_path(), &out)
+        write_atomic(&self.stats_path(), &stats.encode(self.fingerprint))?;
+        Ok(valid_len)
+    }
+}
+
+/// Runs `f` holding the store's `commit.lock`: exclusive to commit, shared to read.
+fn with_commit_lock<T>(dir: &Path, exclusive: bool, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let path = dir.join("commit.lock");
+    let io = |e| Error::io(format!("locking {}", path.display()), e);
+    let file = OpenOptions::new().create(true).truncate(false).write(true).open(&path).map_err(io)?;
+    if exclusive { file.lock() } else { file.lock_shared() }.map_err(io)?;
+    // Closing the file releases the lock, also after an error in `f`.
+    f()
+}
+
+/// Takes the writer's lock of the store in `dir` (waiting up to `wait`) and
+/// writes this process's id into it.
+fn lock_writer(dir: &Path, wait: Duration) -> Result<File> {
+    let path = dir.join("lock");
+    let io = |e| Error::io(format!("locking {}", path.display()), e);
+    let mut file = OpenOptions::new().create(true).truncate(false).read(true).write(true).open(&path).map_err(io)?;
+    let started = Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => break,
+            Err(fs::TryLockError::WouldBlock) => {}
+            Err(fs::TryLockError::Error(e)) => return Err(io(e)),
+        }
+        if started.elapsed() >= wait {
+            return Err(Error::Locked {
+                store: dir.display().to_string(),
+                lock: path.display().to_string(),
+                holder: holder(&path),
+                waited_s: started.elapsed().as_secs(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(100).min(wait.saturating_sub(started.elapsed())));
+    }
+    file.set_len(0).and_then(|_| file.write_all(format!("{}\n", std::process::id()).as_bytes())).map_err(io)?;
+    file.sync_data().map_err(io)?;
+    Ok(file)
+}
+
+/// Who holds a writer's lock, as its file says.
+fn holder(path: &Path) -> String {
+    match fs::read_to_string(path).ok().and_then(|s| s.trim().parse::<u32>().ok()) {
+        Some(pid) => format!("pid {pid}"),
+        None => "a process".into(),
     }
 }
 
@@ -200,8 +304,10 @@ fn push_op(body: &mut Vec<u8>, op: u8, id: &str) -> Result<()> {
     Ok(())
 }
 
+/// Writes a file whole or not at all: a temporary file (named for this
+/// process) renamed over it.
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension("tmp");
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
     let io = |e| Error::io(format!("writing {}", path.display()), e);
     let mut f = File::create(&tmp).map_err(io)?;
     f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io)?;
