@@ -105,7 +105,7 @@ fn one_writer_at_a_time_while_readers_see_what_was_committed() {
     let mut first = open(dir.path(), Config::default()).unwrap();
     first.add(&[doc("a", ARTICLE)]).unwrap();
 
-    let err = FileStore::open_writer(dir.path(), fingerprint, Duration::ZERO).err().expect("a second writer waits");
+    let err = FileStore::open_writer(dir.path(), fingerprint, Duration::ZERO).expect_err("a second writer waits");
     let holder = format!("pid {}", std::process::id());
     assert!(matches!(&err, Error::Locked { holder: h, .. } if *h == holder), "{err}");
     assert!(err.to_string().contains("--lock-timeout"), "{err}");
@@ -114,7 +114,7 @@ fn one_writer_at_a_time_while_readers_see_what_was_committed() {
     let reader = FileStore::open(dir.path(), fingerprint).unwrap();
     let mut reader = Incremental::open(Deduper::new(Config::default()).unwrap(), reader).unwrap();
     assert_eq!(reader.len(), 1);
-    let err = reader.add(&[doc("r", "A reader tries to write a sentence of its own.")]).err().expect("refused");
+    let err = reader.add(&[doc("r", "A reader tries to write a sentence of its own.")]).expect_err("refused");
     assert!(err.to_string().contains("opened for reading"), "{err}");
 
     // A waiting writer gets the store once the first is done, with its batch.

@@ -211,7 +211,7 @@ impl Signer {
 
         let rate = self.config.passage_sample.max(1) as u64;
         let mut passages: Vec<u32> = (0..shingles.len())
-            .filter(|&i| mix64(shingles[i] ^ 0x7061_7373) % rate == 0)
+            .filter(|&i| mix64(shingles[i] ^ 0x7061_7373).is_multiple_of(rate))
             .map(|i| key32(shingles[i]) & !1 | analysed.boilerplate[i] as u32)
             .collect();
         passages.sort_unstable();
