@@ -117,7 +117,7 @@ impl Progress for JsProgress {
     fn advance(&self, n: u64) {
         self.done.set(self.done.get() + n);
         // Every 256 documents and at the end: a callback per document costs more than the work.
-        if self.done.get() % 256 == 0 || self.done.get() == self.total.get() {
+        if self.done.get().is_multiple_of(256) || self.done.get() == self.total.get() {
             self.emit();
         }
     }
