@@ -5,8 +5,8 @@
 //! CPU runs and the speed-up over `Portable` (the baseline x86-64 build:
 //! SSE2 only). Each figure is the best of several repetitions.
 
-use semhash::sketch::hash::{mix64, seeds};
 use semhash::sketch::kernels::{portable, IcwsSeeds, IcwsState, Kernel};
+use semhash::util::hash::{mix64, seeds};
 use std::hint::black_box;
 use std::time::Instant;
 

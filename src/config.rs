@@ -105,7 +105,7 @@ impl Config {
             weights: &self.weights,
         })
         .expect("config serialises");
-        Fingerprint(crate::sketch::hash::hash128(&json).to_le_bytes())
+        Fingerprint(crate::util::hash::hash128(&json).to_le_bytes())
     }
 }
 

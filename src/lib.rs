@@ -24,7 +24,7 @@
 //! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use.
 //!
 //! ```
-//! use semhash::{Config, Deduper, Document, pipeline::Silent};
+//! use semhash::{Config, Deduper, Document, util::Silent};
 //!
 //! let docs: Vec<Document> = [
 //!     ("a", "The quick brown fox jumps over the lazy dog."),
@@ -51,11 +51,11 @@ pub mod index;
 pub mod io;
 pub mod judge;
 pub mod normalize;
-mod par;
 pub mod pipeline;
 pub mod semantic;
 pub mod sketch;
 pub mod store;
+pub mod util;
 #[cfg(all(target_arch = "wasm32", feature = "wasm"))]
 pub mod wasm;
 

@@ -8,9 +8,11 @@
 
 use crate::cluster::{cluster, Link};
 use crate::decide::{align, snippets, Decider, Differences, PairSignals, Relation, Snippet, Verdict, WordStats, Words};
+use crate::index::MultiIndex;
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
-use crate::semantic::{MultiIndex, Stage};
+use crate::semantic::Stage;
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
+use crate::util::{Progress, Silent};
 use crate::{Config, Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -71,16 +73,6 @@ pub struct Outcome {
     pub snippets: Vec<Snippet>,
     pub stats: RunStats,
 }
-
-/// Receives progress of a long run (a terminal progress bar, a Web Worker message).
-pub trait Progress: Sync {
-    fn stage(&self, _name: &'static str, _total: u64) {}
-    fn advance(&self, _n: u64) {}
-}
-
-/// No progress reporting.
-pub struct Silent;
-impl Progress for Silent {}
 
 /// A configured pipeline.
 pub struct Deduper {
@@ -207,7 +199,7 @@ impl Deduper {
 
     fn mix_fingerprint(&mut self, what: &[u8], model_hash: u128) {
         let bytes = [&self.fingerprint.0[..], what, &model_hash.to_le_bytes()].concat();
-        self.fingerprint = Fingerprint(crate::sketch::hash::hash128(&bytes).to_le_bytes());
+        self.fingerprint = Fingerprint(crate::util::hash::hash128(&bytes).to_le_bytes());
     }
 
     pub fn semantic(&self) -> Option<&Stage> {
@@ -311,7 +303,7 @@ impl Deduper {
             self.config.weights.idf_prior_docs,
         );
         let positions: Vec<usize> = (0..texts.len()).collect();
-        crate::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])))
+        crate::util::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])))
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -325,7 +317,7 @@ impl Deduper {
         let mut clock = Clock::start();
 
         progress.stage("normalize", docs.len() as u64);
-        let prepared: Vec<Prepared> = crate::par::map(docs, |d| {
+        let prepared: Vec<Prepared> = crate::util::par::map(docs, |d| {
             let p = self.prepare(&d.text);
             progress.advance(1);
             p
@@ -343,7 +335,7 @@ impl Deduper {
         clock.lap(&mut stats, "statistics");
 
         progress.stage("sign", distinct.len() as u64);
-        let mut sigs: Vec<Signature> = crate::par::map(&distinct, |&i| {
+        let mut sigs: Vec<Signature> = crate::util::par::map(&distinct, |&i| {
             let s = self.signer.sign(&prepared[i as usize], &corpus);
             progress.advance(1);
             s
@@ -364,7 +356,8 @@ impl Deduper {
         let normalized: Vec<&str> = distinct.iter().map(|&i| prepared[i as usize].normalized.as_str()).collect();
         let words = self.read_short(&normalized, &sigs);
         clock.lap(&mut stats, "word statistics");
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
+        let mut verdicts: Vec<Verdict> =
+            crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
         Self::count_judged(&mut stats, judged);
@@ -456,7 +449,7 @@ impl Deduper {
         // Pairs of positions in `distinct`, as the lexical stage has them.
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
-        let mut verdicts: Vec<Verdict> = crate::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
+        let mut verdicts: Vec<Verdict> = crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged =
             self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
@@ -495,7 +488,7 @@ impl Deduper {
         // Only documents with boilerplate passages can hold a snippet.
         let holders: Vec<u32> =
             distinct.iter().zip(sigs).filter(|(_, s)| s.boilerplate_share > 0.0).map(|(&i, _)| i).collect();
-        let found = crate::par::flat_map_indexed(&holders, |_, &i| {
+        let found = crate::util::par::flat_map_indexed(&holders, |_, &i| {
             let p = &prepared[i as usize];
             snippets::occurrences(i, &p.normalized, &p.sequence, n, corpus, config)
         });
@@ -552,18 +545,18 @@ impl Deduper {
                 (id(a), id(b))
             })
             .collect();
-        let prepared: Vec<Prepared> = crate::par::map(&texts, |t| self.prepare(t));
+        let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
         let normalized: Vec<&str> = prepared.iter().map(|p| p.normalized.as_str()).collect();
         let words = self.read_short(&normalized, &sigs);
-        Ok(crate::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b)))
+        Ok(crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b)))
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts
     /// (exact copies counted once). The same texts give the same signatures on
     /// every platform. With a semantic stage every text is embedded too.
     pub fn sign_batch(&self, texts: &[&str], progress: &dyn Progress) -> Result<Vec<Signature>> {
-        let prepared: Vec<Prepared> = crate::par::map(texts, |t| self.prepare(t));
+        let prepared: Vec<Prepared> = crate::util::par::map(texts, |t| self.prepare(t));
         self.sign_prepared(&prepared, texts, progress)
     }
 
@@ -572,7 +565,7 @@ impl Deduper {
         let distinct: Vec<&[u64]> =
             Exact::group(prepared).distinct.iter().map(|&i| prepared[i as usize].sequence.as_slice()).collect();
         let corpus = CorpusStats::from_corpus(&self.config.weights, &distinct);
-        let mut sigs = crate::par::map(prepared, |p| self.signer.sign(p, &corpus));
+        let mut sigs = crate::util::par::map(prepared, |p| self.signer.sign(p, &corpus));
         if let Some(stage) = &self.semantic {
             progress.stage("embed", texts.len() as u64);
             for (sig, sketch) in sigs.iter_mut().zip(stage.sketch(texts, progress)?) {

@@ -6,8 +6,8 @@
 //! binding) the commit each `add` or `remove` returns. Rust errors become JS
 //! `Error`s with the library's message.
 
-use crate::pipeline::{Progress, Silent};
 use crate::store::{Commit, HostStore, Incremental};
+use crate::util::{Progress, Silent};
 use crate::{Config, Document, Error};
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use serde::Serialize;
@@ -358,7 +358,7 @@ impl SemanticModel {
     pub fn codes(&self, texts: Vec<String>) -> Result<Array, JsError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let sketches = self.stage.sketch(&refs, &Silent).map_err(fail)?;
-        Ok(sketches.iter().map(|s| JsValue::from_str(&crate::semantic::code_hex(&s.code))).collect())
+        Ok(sketches.iter().map(|s| JsValue::from_str(&crate::sketch::semantic::code_hex(&s.code))).collect())
     }
 }
 

@@ -143,7 +143,7 @@ fn dedup_asks_the_judge_within_its_budget_and_follows_it() {
             semhash::Document { id: v["id"].to_string(), text: v["text"].as_str().unwrap().to_owned() }
         })
         .collect();
-    let silent = &semhash::pipeline::Silent;
+    let silent = &semhash::util::Silent;
     let alone = learned().dedup(&docs, silent).unwrap().stats;
     assert!(alone.judge.is_none());
 

@@ -106,7 +106,7 @@ const UNRELATED: [&str; 4] = [
 
 #[test]
 fn the_semantic_stage_links_paraphrases_the_lexical_stages_miss() {
-    use semhash::{decide::Relation, pipeline::Silent, Document};
+    use semhash::{decide::Relation, util::Silent, Document};
     let mut docs: Vec<Document> = Vec::new();
     for (i, (a, b)) in PARAPHRASES.iter().enumerate() {
         docs.push(Document { id: format!("kjv{i}"), text: a.to_string() });
@@ -141,7 +141,7 @@ fn semantic_signatures_round_trip_and_carry_the_models_in_their_fingerprint() {
     let deduper = semantic_deduper();
     let lexical = semhash::Deduper::new(semhash::Config::default()).unwrap();
     assert_ne!(deduper.fingerprint(), lexical.fingerprint());
-    let sigs = deduper.sign_batch(&[PARAPHRASES[0].0, PARAPHRASES[0].1], &semhash::pipeline::Silent).unwrap();
+    let sigs = deduper.sign_batch(&[PARAPHRASES[0].0, PARAPHRASES[0].1], &semhash::util::Silent).unwrap();
     let semantic = sigs[0].semantic.as_ref().expect("a semantic part");
     assert_eq!((semantic.code.len(), semantic.embedding.len()), (2, 384));
     let bytes = sigs[0].to_bytes(deduper.fingerprint());
@@ -215,7 +215,7 @@ fn bit_agreement(a: &[String], b: &[String]) -> f64 {
 /// `SEMHASH_BLESS=1` rewrites the file.
 #[test]
 fn semantic_codes_match_the_vectors() {
-    use semhash::semantic::code_hex;
+    use semhash::sketch::semantic::code_hex;
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/semantic.json");
     let sample = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl")).unwrap();
     let texts: Vec<String> = sample
@@ -227,7 +227,7 @@ fn semantic_codes_match_the_vectors() {
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let stage = deduper.semantic().unwrap();
     let codes: Vec<String> =
-        stage.sketch(&refs, &semhash::pipeline::Silent).unwrap().iter().map(|s| code_hex(&s.code)).collect();
+        stage.sketch(&refs, &semhash::util::Silent).unwrap().iter().map(|s| code_hex(&s.code)).collect();
     if std::env::var_os("SEMHASH_BLESS").is_some() {
         let json =
             serde_json::json!({"model": "models/student.onnx + models/sph-128.bin", "texts": texts, "codes": codes});

@@ -2,7 +2,7 @@
 //! different things stay apart, perturbed copies are still found, and
 //! clusters do not chain.
 
-use semhash::pipeline::Silent;
+use semhash::util::Silent;
 use semhash::{Config, Deduper, Document};
 
 fn docs(texts: &[String]) -> Vec<Document> {

@@ -3,7 +3,8 @@
 
 use semhash::decide::Relation;
 use semhash::eval::{cluster_metrics, snippets_found};
-use semhash::pipeline::{Outcome, Silent};
+use semhash::pipeline::Outcome;
+use semhash::util::Silent;
 use semhash::{Config, Deduper, Document};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};

@@ -73,7 +73,7 @@ fn compute() -> Value {
     let deduper = Deduper::new(Config::default()).unwrap();
     let texts = corpus();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let sigs = deduper.sign_batch(&refs, &semhash::pipeline::Silent).unwrap();
+    let sigs = deduper.sign_batch(&refs, &semhash::util::Silent).unwrap();
     let vectors: Vec<Value> =
         texts.iter().zip(&sigs).map(|(t, s)| vector(t, &deduper.config().normalize.text(t), s, &deduper)).collect();
     json!({
@@ -132,7 +132,7 @@ fn every_kernel_reproduces_the_vectors() {
     let texts = corpus();
     let prepared: Vec<_> = texts.iter().map(|t| deduper.prepare(t)).collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let want = deduper.sign_batch(&refs, &semhash::pipeline::Silent).unwrap();
+    let want = deduper.sign_batch(&refs, &semhash::util::Silent).unwrap();
     // The statistics as `sign_batch` makes them: exact copies count once.
     let mut seen = std::collections::HashSet::new();
     let unique: Vec<&[u64]> = prepared.iter().filter(|p| seen.insert(p.exact)).map(|p| p.sequence.as_slice()).collect();

@@ -187,7 +187,7 @@ fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     }
     let Some(files) = files.filter(|_| s.semantic || s.attention_weights) else { return Ok(deduper) };
     if s.attention_weights {
-        let hash = semhash::sketch::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
+        let hash = semhash::util::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
         let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
         deduper = deduper.with_importance(Box::new(attention), hash);
     }
@@ -632,7 +632,7 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
         truth.push(t);
         Ok(())
     })?;
-    let outcome = deduper.dedup(&docs, &semhash::pipeline::Silent)?;
+    let outcome = deduper.dedup(&docs, &semhash::util::Silent)?;
     let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
     let truth_refs: Vec<(&str, &str)> = truth.iter().map(|(c, t, _)| (c.as_str(), t.as_str())).collect();
     let per_type = cluster_metrics(&truth_refs, &predicted);
@@ -700,14 +700,14 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
     let started = Instant::now();
     let from_cache = std::cell::Cell::new(false);
     let embed = |texts: &[&str]| -> Result<Vec<f32>> {
-        let key = semhash::sketch::hash::hash128(texts.join("\u{1}").as_bytes());
+        let key = semhash::util::hash::hash128(texts.join("\u{1}").as_bytes());
         let cached = args.cache.as_ref().map(|dir| dir.join(format!("embeddings-{key:032x}.f32")));
         if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
             from_cache.set(true);
             return Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect());
         }
         let bar = Bar::new(false);
-        semhash::pipeline::Progress::stage(&bar, "embed", texts.len() as u64);
+        semhash::util::Progress::stage(&bar, "embed", texts.len() as u64);
         let out: Vec<f32> = embed_all(&encoder, texts, &bar)?.into_iter().flatten().collect();
         bar.finish();
         if let Some(path) = &cached {
@@ -763,15 +763,19 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
         let budget = 10;
         let block = |p: &Projection| {
             let (i, t) = (semhash::index::IndexConfig::default(), Config::default().decide.blocking().semantic_cosine);
-            semhash::semantic::MultiIndex::new(
+            semhash::index::MultiIndex::new(
                 args.bits as u32,
                 i.semantic_substring_bits,
                 p.radius_for(t),
                 i.semantic_max_probe,
             )
         };
-        let l = train::code_quality(&learned, &embeddings, &index, budget, &block(&learned));
-        let r = train::code_quality(&random, &embeddings, &index, budget, &block(&random));
+        let measure = |p: &Projection| {
+            let codes: Vec<Vec<u64>> = embeddings.chunks_exact(p.dims).map(|e| p.code(e)).collect();
+            let block = block(p);
+            (train::code_quality(p, &embeddings, &index, budget), block.radius(), block.blocking_recall(&codes, &index))
+        };
+        let (l, r) = (measure(&learned), measure(&random));
         println!(
             "{} positive pairs of {}; recall: partner among the {budget} nearest codes of {} candidates",
             chosen.len(),
@@ -785,13 +789,15 @@ fn train_sph(args: TrainSphArgs) -> Result<()> {
             "{:<8} {:>12} {:>17} {:>10} {:>7} {:>16}",
             "codes", "correlation", "similarity error", "recall", "radius", "blocking recall"
         );
-        for (name, q) in [("learned", &l), ("random", &r)] {
+        let mut report = json!({"pairs_file": path.display().to_string(), "positive_pairs": chosen.len()});
+        for (name, (q, radius, blocking)) in [("learned", &l), ("random", &r)] {
             println!(
                 "{name:<8} {:>12.4} {:>17.5} {:>10.4} {:>7} {:>16.4}",
-                q.correlation, q.similarity_error, q.recall_at_budget, q.blocking_radius, q.blocking_recall
+                q.correlation, q.similarity_error, q.recall_at_budget, radius, blocking
             );
+            report[name] = json!({"codes": q, "blocking_radius": radius, "blocking_recall": blocking});
         }
-        quality = json!({"pairs_file": path.display().to_string(), "positive_pairs": chosen.len(), "learned": l, "random": r});
+        quality = report;
     }
     if let Some(path) = &args.report {
         write_json(
@@ -837,14 +843,14 @@ fn embed_cached(
     sigs: &mut [semhash::sketch::Signature],
     cache: Option<&Path>,
 ) -> Result<usize> {
-    use semhash::semantic::SemanticSketch;
+    use semhash::sketch::semantic::SemanticSketch;
     let file = cache.map(|dir| dir.join("sketches.json"));
     let mut known: std::collections::HashMap<String, SemanticSketch> = file
         .as_ref()
         .and_then(|p| std::fs::read(p).ok())
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
-    let key = |t: &str| format!("{:032x}", semhash::sketch::hash::hash128(t.as_bytes()));
+    let key = |t: &str| format!("{:032x}", semhash::util::hash::hash128(t.as_bytes()));
     let missing: Vec<usize> = (0..texts.len()).filter(|&i| !known.contains_key(&key(texts[i]))).collect();
     let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
     let mut missing_sigs: Vec<_> = missing.iter().map(|&i| sigs[i].clone()).collect();
@@ -896,7 +902,7 @@ fn sign_pairs(made: &[MadePair], lexical: &Deduper, semantic: &Deduper, cache: O
         })
         .collect();
     eprintln!("semhash: {} training pairs over {} distinct texts", made.len(), texts.len());
-    let mut sigs = lexical.sign_batch(&texts, &semhash::pipeline::Silent)?;
+    let mut sigs = lexical.sign_batch(&texts, &semhash::util::Silent)?;
     let embedded = embed_cached(semantic, &texts, &mut sigs, cache)?;
     let decide = &lexical.config().decide;
     let mut out = SignedPairs { kept: Vec::new(), left_out: 0, texts: texts.len(), embedded };
@@ -968,7 +974,7 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
 
     // The features' names and the model version stand for how pairs become features.
     let how = format!("{NAMES:?} {}", semhash::decide::fusion::VERSION);
-    let key = semhash::sketch::hash::hash128(
+    let key = semhash::util::hash::hash128(
         made.iter()
             .flat_map(|m| [m.a.as_str(), m.b.as_str(), &m.kind])
             .chain([how.as_str()])

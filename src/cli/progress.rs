@@ -1,7 +1,7 @@
 //! A progress bar on stderr, shown only on a terminal.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use semhash::pipeline::Progress;
+use semhash::util::Progress;
 
 pub struct Bar(ProgressBar);
 

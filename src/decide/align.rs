@@ -49,8 +49,8 @@
 //! against 0.81) but cost 5 points of recall on the stress set's perturbed
 //! quotes (0.924 to 0.873).
 
-use crate::sketch::hash::{combine, PrehashedMap as HashMap};
 use crate::sketch::tokens::words;
+use crate::util::hash::{combine, PrehashedMap as HashMap};
 use serde::{Deserialize, Serialize};
 
 /// A word seen in at most this many texts may be a misspelling of another.

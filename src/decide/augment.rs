@@ -25,7 +25,7 @@ impl Rng {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = crate::sketch::hash::mix64(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15));
+        self.0 = crate::util::hash::mix64(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15));
         self.0
     }
 

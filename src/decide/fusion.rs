@@ -378,7 +378,7 @@ mod tests {
         let mut x = seed;
         let v: Vec<f32> = (0..Member::PARAMS)
             .map(|_| {
-                x = crate::sketch::hash::mix64(x);
+                x = crate::util::hash::mix64(x);
                 (x % 2001) as f32 / 1000.0 - 1.0
             })
             .collect();

@@ -12,8 +12,8 @@
 //! by their content. Site templates are passages of this kind too and are
 //! reported alongside.
 
-use crate::sketch::hash::combine;
 use crate::sketch::{tokens, CorpusStats};
+use crate::util::hash::combine;
 use serde::{Deserialize, Serialize};
 
 /// Knobs of snippet reporting; not part of the signature fingerprint.
@@ -102,7 +102,7 @@ pub fn occurrences(
 /// Groups occurrences by passage: each group's occurrences sorted by document.
 /// Keeps passages in at least `min_docs` documents, the most widespread first.
 pub fn group(mut all: Vec<Occurrence>, config: &SnippetConfig) -> Vec<Vec<Occurrence>> {
-    crate::par::sort(&mut all);
+    crate::util::par::sort(&mut all);
     let mut groups: Vec<Vec<Occurrence>> = all
         .chunk_by(|a, b| a.key == b.key)
         .map(|g| {

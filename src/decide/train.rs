@@ -76,7 +76,7 @@ fn initial(seed: u64) -> Member {
     let mut x = seed;
     for (k, inputs) in EXPERT_INPUTS.iter().enumerate() {
         for &i in *inputs {
-            x = crate::sketch::hash::mix64(x);
+            x = crate::util::hash::mix64(x);
             m.experts[k][i] = if matches!(i, at::HAS_EMBEDDING | at::CONTAIN_MIN) { 0.0 } else { 2.0 }
                 + (x % 1000) as f32 / 1000.0
                 - 0.5;
@@ -128,7 +128,7 @@ fn train_member(examples: &[Example], config: &TrainConfig, seed: u64, log: &mut
         let member = Member::from_flat(&params);
         grad.iter_mut().zip(&params).for_each(|(g, p)| *g = 2.0 * config.l2 * p);
         for _ in 0..batch {
-            rng = crate::sketch::hash::mix64(rng);
+            rng = crate::util::hash::mix64(rng);
             let e = &examples[(rng % examples.len() as u64) as usize];
             let y = if e.duplicate { 1.0 } else { -1.0 };
             let pass = member.forward(&e.features, config.parts);
@@ -186,7 +186,7 @@ pub fn train(
     let (train, held_out) = (masked(train), masked(held_out));
     let members: Vec<Member> = (0..config.members.max(1))
         .map(|i| {
-            let seed = crate::sketch::hash::mix64(config.seed.wrapping_add(i as u64));
+            let seed = crate::util::hash::mix64(config.seed.wrapping_add(i as u64));
             // A bootstrap resample per member; the first member sees the data as it is.
             let sample: Vec<Example> = if i == 0 {
                 train.clone()
@@ -194,7 +194,7 @@ pub fn train(
                 let mut x = seed;
                 (0..train.len())
                     .map(|_| {
-                        x = crate::sketch::hash::mix64(x);
+                        x = crate::util::hash::mix64(x);
                         train[(x % train.len() as u64) as usize]
                     })
                     .collect()
@@ -229,7 +229,7 @@ mod tests {
     pub(crate) fn toy(n: usize, seed: u64) -> Vec<Example> {
         let mut x = seed;
         let mut r = || {
-            x = crate::sketch::hash::mix64(x);
+            x = crate::util::hash::mix64(x);
             (x % 10_000) as f32 / 10_000.0
         };
         (0..n)

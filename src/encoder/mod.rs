@@ -303,7 +303,7 @@ pub fn semantic_stage(
         all.extend_from_slice(&(part.len() as u64).to_le_bytes());
         all.extend_from_slice(part);
     }
-    crate::semantic::Stage::new(std::sync::Arc::new(encoder), projection, crate::sketch::hash::hash128(&all))
+    crate::semantic::Stage::new(std::sync::Arc::new(encoder), projection, crate::util::hash::hash128(&all))
 }
 
 /// Token importance from the encoder's attention, for the weighted MinHash

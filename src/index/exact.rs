@@ -1,7 +1,7 @@
 //! Stage 0 of the cascade: exact copies, found by their 128-bit key.
 
-use super::Bloom;
-use crate::sketch::hash::PrehashedMap as HashMap;
+use crate::util::bloom::Bloom;
+use crate::util::hash::PrehashedMap as HashMap;
 
 /// Exact key → the first document that had it, behind a Bloom filter.
 ///

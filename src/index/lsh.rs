@@ -2,8 +2,8 @@
 //! bucket table that serves incremental queries.
 
 use super::Banding;
-use crate::sketch::hash::PrehashedMap as HashMap;
-use crate::sketch::hash::{combine, mix64};
+use crate::util::hash::PrehashedMap as HashMap;
+use crate::util::hash::{combine, mix64};
 
 /// Splits sketches into bands and hashes each band to a bucket key.
 #[derive(Clone, Copy, Debug)]

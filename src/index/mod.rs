@@ -17,17 +17,17 @@
 //! comparisons, not a quadratic one.
 
 mod banding;
-mod bloom;
 mod exact;
 mod lsh;
+pub mod mih;
 
 pub use banding::Banding;
-pub use bloom::{Bloom, GrowingBloom};
 pub use exact::ExactIndex;
 pub use lsh::{BandHasher, BucketTable};
+pub use mih::MultiIndex;
 
-use crate::semantic::MultiIndex;
-use crate::sketch::{hash::mix64, Signature, SketchConfig};
+use crate::sketch::{Signature, SketchConfig};
+use crate::util::hash::mix64;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -44,7 +44,7 @@ pub struct IndexConfig {
     pub false_negative_weight: f64,
     /// Bits per substring of the semantic codes' multi-index hashing.
     pub semantic_substring_bits: u32,
-    /// Most bits a semantic probe flips per substring (see `semantic::mih`).
+    /// Most bits a semantic probe flips per substring (see [`mih`]).
     pub semantic_max_probe: u32,
 }
 
@@ -143,10 +143,10 @@ impl Blocker {
 pub fn candidate_pairs(sigs: &[&Signature], rank: &[u64], blocker: &Blocker, cap: usize) -> Vec<(u32, u32)> {
     let mut pairs = join(sigs, rank, cap, |s| blocker.band_keys(s).collect());
     let mut shared = join(sigs, rank, cap, |s| blocker.passage_keys(s).collect());
-    crate::par::sort(&mut shared);
+    crate::util::par::sort(&mut shared);
     let min_shared = blocker.min_shared_passages as usize;
     pairs.extend(shared.chunk_by(|a, b| a == b).filter(|run| run.len() >= min_shared).map(|run| run[0]));
-    crate::par::sort(&mut pairs);
+    crate::util::par::sort(&mut pairs);
     pairs.dedup();
     pairs
 }
@@ -159,11 +159,11 @@ fn join(
     keys: impl Fn(&Signature) -> Vec<u64> + Sync + Send,
 ) -> Vec<(u32, u32)> {
     let mut keyed: Vec<(u64, u32)> =
-        crate::par::flat_map_indexed(sigs, |doc, sig| keys(sig).into_iter().map(|k| (k, doc as u32)).collect());
-    crate::par::sort(&mut keyed);
+        crate::util::par::flat_map_indexed(sigs, |doc, sig| keys(sig).into_iter().map(|k| (k, doc as u32)).collect());
+    crate::util::par::sort(&mut keyed);
     keyed.dedup();
     let groups: Vec<&[(u64, u32)]> = keyed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1).collect();
-    crate::par::flat_map_indexed(&groups, |_, group| {
+    crate::util::par::flat_map_indexed(&groups, |_, group| {
         let mut out = Vec::new();
         if group.len() <= cap {
             for (i, &(_, a)) in group.iter().enumerate() {

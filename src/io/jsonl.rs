@@ -46,7 +46,7 @@ pub fn read_objects(
     let mut line_no = 0u64;
     let mut batch: Vec<(u64, std::result::Result<Vec<u8>, String>)> = Vec::with_capacity(BATCH_LINES);
     let mut flush = |batch: &mut Vec<(u64, std::result::Result<Vec<u8>, String>)>| -> Result<()> {
-        let parsed = crate::par::map(batch, |(line, bytes)| {
+        let parsed = crate::util::par::map(batch, |(line, bytes)| {
             (*line, bytes.as_deref().map_err(Clone::clone).and_then(parse_object))
         });
         batch.clear();

@@ -23,9 +23,9 @@
 //! …       8         xxh3-64 of everything before
 //! ```
 
-use super::SemanticSketch;
-use crate::sketch::format::Reader;
-use crate::sketch::hash::hash64;
+use crate::sketch::semantic::SemanticSketch;
+use crate::util::bytes::Reader;
+use crate::util::hash::hash64;
 use crate::{Error, Result};
 
 const MAGIC: [u8; 4] = *b"SHPJ";
@@ -48,7 +48,7 @@ impl Projection {
     pub fn random(bits: usize, dims: usize, seed: u64) -> Self {
         let mut state = seed;
         let mut uniform = || {
-            state = crate::sketch::hash::mix64(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
+            state = crate::util::hash::mix64(state.wrapping_add(0x9e37_79b9_7f4a_7c15));
             ((state >> 11) as f64 + 0.5) / (1u64 << 53) as f64
         };
         // Box-Muller: two uniforms, one normal.
@@ -177,7 +177,7 @@ mod tests {
         let a: Vec<f32> = (0..16).map(|i| (i as f32).sin()).collect();
         let near: Vec<f32> = a.iter().enumerate().map(|(i, x)| x + 0.1 * (i as f32).cos()).collect();
         let far: Vec<f32> = a.iter().enumerate().map(|(i, x)| -x + (i as f32 * 3.0).cos()).collect();
-        let h = |b: &[f32]| super::super::hamming(&p.code(&a), &p.code(b));
+        let h = |b: &[f32]| crate::sketch::semantic::hamming(&p.code(&a), &p.code(b));
         assert!(h(&near) < 40 && h(&far) > 128, "near {}, far {}", h(&near), h(&far));
     }
 }

@@ -21,7 +21,7 @@
 //! baseline it is measured against) and updates by Adam.
 
 use super::projection::Projection;
-use super::{cosine, hamming};
+use crate::sketch::semantic::{cosine, hamming};
 use serde::{Deserialize, Serialize};
 
 /// Training knobs; the defaults are the paper's.
@@ -152,7 +152,7 @@ pub fn train(embeddings: &[f32], dims: usize, config: &TrainConfig, log: &mut dy
     let mut batch = vec![0f32; n * dims];
     for step in 0..config.steps {
         for row in batch.chunks_exact_mut(dims) {
-            rng = crate::sketch::hash::mix64(rng);
+            rng = crate::util::hash::mix64(rng);
             let i = (rng % n_all as u64) as usize;
             row.copy_from_slice(&embeddings[i * dims..(i + 1) * dims]);
         }
@@ -253,7 +253,7 @@ pub fn calibrate(p: &mut Projection, queries: &[f32], pool: &[f32]) -> Vec<(f32,
     let d = p.dims;
     let pool_codes: Vec<Vec<u64>> = pool.chunks_exact(d).map(|e| p.code(e)).collect();
     let queries: Vec<&[f32]> = queries.chunks_exact(d).collect();
-    let pairs: Vec<(f32, u32)> = crate::par::flat_map_indexed(&queries, |_, q| {
+    let pairs: Vec<(f32, u32)> = crate::util::par::flat_map_indexed(&queries, |_, q| {
         let code = p.code(q);
         pool.chunks_exact(d)
             .zip(&pool_codes)
@@ -309,22 +309,12 @@ pub struct CodeQuality {
     /// codes of the query (of all candidate partners).
     pub recall_at_budget: f64,
     pub budget: usize,
-    /// Share of the true pairs multi-index blocking proposes (probed and
-    /// within the radius), with the index given.
-    pub blocking_recall: f64,
-    pub blocking_radius: u32,
 }
 
 /// `pairs`: `(query, partner)` indices into `embeddings` of true pairs; every
 /// partner is a candidate for every query, ranked by Hamming distance (ties
 /// counted against the true partner).
-pub fn code_quality(
-    p: &Projection,
-    embeddings: &[f32],
-    pairs: &[(usize, usize)],
-    budget: usize,
-    index: &super::MultiIndex,
-) -> CodeQuality {
+pub fn code_quality(p: &Projection, embeddings: &[f32], pairs: &[(usize, usize)], budget: usize) -> CodeQuality {
     let d = p.dims;
     let codes: Vec<Vec<u64>> = embeddings.chunks_exact(d).map(|e| p.code(e)).collect();
     let vec_of = |i: usize| &embeddings[i * d..(i + 1) * d];
@@ -337,20 +327,14 @@ pub fn code_quality(
         }
     }
     let partners: Vec<usize> = pairs.iter().map(|&(_, b)| b).collect();
-    let found = crate::par::map(pairs, |&(a, b)| {
+    let found = crate::util::par::map(pairs, |&(a, b)| {
         let own = hamming(&codes[a], &codes[b]);
         let closer = partners.iter().filter(|&&c| c != b && hamming(&codes[a], &codes[c]) <= own).count();
         closer < budget
     });
     // 1 − h/K is (1 + z_a·z_b / K) / 2.
     let error = xs.iter().zip(&ys).map(|(x, y)| (y - (2.0 * x - 1.0)).powi(2)).sum::<f64>() / xs.len().max(1) as f64;
-    let blocked = pairs
-        .iter()
-        .filter(|&&(a, b)| index.would_probe(&codes[a], &codes[b]) && hamming(&codes[a], &codes[b]) <= index.radius())
-        .count();
     CodeQuality {
-        blocking_recall: blocked as f64 / pairs.len().max(1) as f64,
-        blocking_radius: index.radius(),
         correlation: pearson(&xs, &ys),
         similarity_error: error,
         recall_at_budget: found.iter().filter(|&&f| f).count() as f64 / pairs.len().max(1) as f64,
@@ -377,7 +361,7 @@ mod tests {
     fn clustered(n: usize, seed: u64) -> Vec<f32> {
         let mut x = seed;
         let mut next = || {
-            x = crate::sketch::hash::mix64(x);
+            x = crate::util::hash::mix64(x);
             (x >> 40) as f32 / (1u64 << 24) as f32 - 0.5
         };
         let centres: Vec<Vec<f32>> = (0..8).map(|_| (0..4).map(|_| next()).collect()).collect();
@@ -405,9 +389,7 @@ mod tests {
         // True pairs: documents of the same cluster (i and i + 8).
         let pairs: Vec<(usize, usize)> = (0..200).map(|i| (i, i + 8)).collect();
         let random = Projection::random(32, 32, config.seed);
-        let index = super::super::MultiIndex::new(32, 8, 8, 2);
-        let (l, r) =
-            (code_quality(&learned, held_out, &pairs, 5, &index), code_quality(&random, held_out, &pairs, 5, &index));
+        let (l, r) = (code_quality(&learned, held_out, &pairs, 5), code_quality(&random, held_out, &pairs, 5));
         assert!(l.correlation > r.correlation + 0.05, "learned {l:?} random {r:?}");
     }
 

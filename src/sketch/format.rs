@@ -21,6 +21,7 @@
 //! message that says which.
 
 use super::Signature;
+use crate::util::bytes::Reader;
 use crate::{Error, Result};
 
 pub const MAGIC: [u8; 4] = *b"SHSG";
@@ -82,7 +83,7 @@ impl Signature {
         out.extend_from_slice(&fingerprint.0);
         out.extend_from_slice(&(payload.len() as u32).to_le_bytes());
         out.extend_from_slice(&payload);
-        let sum = super::hash::hash64(0, &out);
+        let sum = crate::util::hash::hash64(0, &out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -111,7 +112,7 @@ impl Signature {
             return Err(r.truncated());
         }
         let stored = u64::from_le_bytes(bytes[end..end + 8].try_into().expect("8 bytes"));
-        if super::hash::hash64(0, &bytes[..end]) != stored {
+        if crate::util::hash::hash64(0, &bytes[..end]) != stored {
             return Err(Error::Corrupted { context: ctx(), detail: "checksum mismatch".into() });
         }
         if found != expected {
@@ -136,11 +137,11 @@ impl Signature {
             let code = (0..n).map(|_| r.u64()).collect::<Result<Vec<u64>>>()?;
             let n = r.u16()? as usize;
             let embedding = r.take(n)?.iter().map(|&b| b as i8).collect();
-            Some(crate::semantic::SemanticSketch { code, embedding })
+            Some(crate::sketch::semantic::SemanticSketch { code, embedding })
         } else {
             None
         };
-        if r.pos != end {
+        if r.position() != end {
             return Err(r.malformed("payload length"));
         }
         let sig = Signature {
@@ -154,71 +155,6 @@ impl Signature {
             semantic,
         };
         Ok((sig, end + 8))
-    }
-}
-
-/// A bounds-checked little-endian reader whose errors name what was being read.
-pub struct Reader<'a> {
-    bytes: &'a [u8],
-    pos: usize,
-    context: &'a str,
-}
-
-impl<'a> Reader<'a> {
-    pub fn new(bytes: &'a [u8], context: &'a str) -> Self {
-        Reader { bytes, pos: 0, context }
-    }
-
-    pub fn position(&self) -> usize {
-        self.pos
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.pos >= self.bytes.len()
-    }
-
-    pub fn truncated(&self) -> Error {
-        Error::Corrupted { context: self.context.to_owned(), detail: format!("truncated at byte {}", self.pos) }
-    }
-
-    pub fn malformed(&self, what: &str) -> Error {
-        Error::Corrupted { context: self.context.to_owned(), detail: format!("bad {what} at byte {}", self.pos) }
-    }
-
-    pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
-        let end = self.pos.checked_add(n).filter(|&e| e <= self.bytes.len()).ok_or_else(|| self.truncated())?;
-        let out = &self.bytes[self.pos..end];
-        self.pos = end;
-        Ok(out)
-    }
-
-    pub fn skip(&mut self, n: usize) -> Result<()> {
-        self.take(n).map(|_| ())
-    }
-
-    pub fn array<const N: usize>(&mut self) -> Result<[u8; N]> {
-        Ok(self.take(N)?.try_into().expect("length checked"))
-    }
-
-    pub fn u8(&mut self) -> Result<u8> {
-        Ok(self.take(1)?[0])
-    }
-
-    pub fn u16(&mut self) -> Result<u16> {
-        Ok(u16::from_le_bytes(self.array()?))
-    }
-
-    pub fn u32(&mut self) -> Result<u32> {
-        Ok(u32::from_le_bytes(self.array()?))
-    }
-
-    pub fn u64(&mut self) -> Result<u64> {
-        Ok(u64::from_le_bytes(self.array()?))
-    }
-
-    pub fn u32s(&mut self, n: usize) -> Result<Vec<u32>> {
-        let raw = self.take(n.checked_mul(4).ok_or_else(|| self.truncated())?)?;
-        Ok(raw.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes"))).collect())
     }
 }
 
@@ -248,7 +184,10 @@ mod tests {
         assert_eq!(back, sample());
         assert_eq!(used, bytes.len());
         let semantic = Signature {
-            semantic: Some(crate::semantic::SemanticSketch { code: vec![u64::MAX, 3], embedding: vec![-127, 0, 5] }),
+            semantic: Some(crate::sketch::semantic::SemanticSketch {
+                code: vec![u64::MAX, 3],
+                embedding: vec![-127, 0, 5],
+            }),
             ..sample()
         };
         let bytes = semantic.to_bytes(FP);

@@ -22,15 +22,15 @@
 //! every token) until an encoder supplies attention-based importances.
 
 pub mod format;
-pub mod hash;
 pub mod kernels;
+pub mod semantic;
 pub mod tokens;
 pub mod weights;
 
 pub use format::Fingerprint;
 pub use weights::{CorpusStats, WeightConfig};
 
-use hash::{hash128, key32, mix64};
+use crate::util::hash::{self, hash128, key32, mix64};
 use kernels::{IcwsSeeds, IcwsState, Kernel};
 use serde::{Deserialize, Serialize};
 
@@ -87,7 +87,7 @@ pub struct Signature {
     pub passages: Vec<u32>,
     /// Code and int8 embedding, when a semantic stage signed the document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub semantic: Option<crate::semantic::SemanticSketch>,
+    pub semantic: Option<semantic::SemanticSketch>,
 }
 
 /// A document's distinct word-shingle hashes, sorted.

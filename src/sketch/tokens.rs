@@ -5,7 +5,7 @@
 //! survives typos in short texts where one changed letter breaks several word
 //! shingles.
 
-use super::hash::{combine, hash64, mix64};
+use crate::util::hash::{combine, hash64, mix64};
 
 const WORD_SEED: u64 = 0x5348_574f_5244_0001; // "SHWORD"
 

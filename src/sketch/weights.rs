@@ -21,10 +21,11 @@
 //! each document, a shingle counts as boilerplate only inside a run of at least
 //! `boilerplate_min_run` consecutive widespread shingles ([`CorpusStats::analyse`]).
 
-use super::format::{Fingerprint, Reader};
-use super::hash::PrehashedMap as HashMap;
+use super::format::Fingerprint;
 use super::Shingles;
-use crate::index::GrowingBloom;
+use crate::util::bloom::GrowingBloom;
+use crate::util::bytes::Reader;
+use crate::util::hash::PrehashedMap as HashMap;
 use serde::{Deserialize, Serialize};
 
 /// How shingles are weighted; part of the signature fingerprint.
@@ -89,23 +90,23 @@ impl CorpusStats {
     /// times counts once).
     pub fn from_corpus(config: &WeightConfig, docs: &[&[u64]]) -> Self {
         let min_docs = config.boilerplate_min_docs.max(2);
-        let distinct: Vec<Shingles> = crate::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
+        let distinct: Vec<Shingles> = crate::util::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
         let docs = &distinct;
-        let mut all: Vec<u64> = crate::par::flat_map_indexed(docs, |_, d| d.0.clone());
-        crate::par::sort(&mut all);
+        let mut all: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| d.0.clone());
+        crate::util::par::sort(&mut all);
         let mut shared: HashMap<u64, (u32, u32)> =
             runs(&all).filter(|&(_, n)| n >= 2).map(|(h, n)| (h, (n, 0))).collect();
         drop(all);
 
         let df = |h: &u64| shared.get(h).map_or(1, |&(n, _)| n);
-        let mut content: Vec<u64> = crate::par::flat_map_indexed(docs, |_, d| {
+        let mut content: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| {
             let own = d.0.iter().filter(|h| df(h) < min_docs).count() as u32;
             if own < config.own_content_min_shingles {
                 return Vec::new();
             }
             d.0.iter().copied().filter(|h| df(h) >= min_docs).collect()
         });
-        crate::par::sort(&mut content);
+        crate::util::par::sort(&mut content);
         for (h, n) in runs(&content) {
             if let Some(entry) = shared.get_mut(&h) {
                 entry.1 = n;
@@ -216,7 +217,7 @@ impl CorpusStats {
         if let Some(seen) = &self.seen {
             seen.to_bytes(&mut out);
         }
-        let sum = super::hash::hash64(0, &out);
+        let sum = crate::util::hash::hash64(0, &out);
         out.extend_from_slice(&sum.to_le_bytes());
         out
     }
@@ -229,7 +230,7 @@ impl CorpusStats {
             return Err(corrupted("not corpus statistics"));
         }
         let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if super::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
+        if crate::util::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().expect("8 bytes")) {
             return Err(corrupted("checksum mismatch"));
         }
         let mut r = Reader::new(body, context);

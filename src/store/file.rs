@@ -20,8 +20,8 @@
 
 use super::SignatureStore;
 use crate::pipeline::Deduper;
-use crate::sketch::format::Reader;
 use crate::sketch::{CorpusStats, Fingerprint, Signature};
+use crate::util::bytes::Reader;
 use crate::{Error, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -166,7 +166,7 @@ impl FileStore {
             let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
             let body = &rest[8..8 + len];
             let sum = u64::from_le_bytes(rest[8 + len..16 + len].try_into().expect("8 bytes"));
-            if crate::sketch::hash::hash64(0, body) != sum {
+            if crate::util::hash::hash64(0, body) != sum {
                 return Err(Error::Corrupted {
                     context,
                     detail: format!("checksum mismatch in the batch at byte {pos}"),
@@ -226,7 +226,7 @@ impl FileStore {
         frame.extend_from_slice(&FRAME_MAGIC);
         frame.extend_from_slice(&(body.len() as u32).to_le_bytes());
         frame.extend_from_slice(&body);
-        frame.extend_from_slice(&crate::sketch::hash::hash64(0, &body).to_le_bytes());
+        frame.extend_from_slice(&crate::util::hash::hash64(0, &body).to_le_bytes());
         Ok(frame)
     }
 

@@ -15,8 +15,9 @@ pub use host::{Commit, HostStore};
 
 use crate::decide::Relation;
 use crate::index::SignatureIndex;
-use crate::pipeline::{Deduper, Silent};
+use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Prepared, Signature};
+use crate::util::Silent;
 use crate::{Document, Error, Result};
 use serde::Serialize;
 
@@ -113,11 +114,11 @@ impl<S: SignatureStore> Incremental<S> {
             }
             self.deduper.check(&d.text).map_err(|e| Error::Input(format!("id {:?}: {e}", d.id)))?;
         }
-        let prepared: Vec<Prepared> = crate::par::map(docs, |d| self.deduper.prepare(&d.text));
+        let prepared: Vec<Prepared> = crate::util::par::map(docs, |d| self.deduper.prepare(&d.text));
         let mut stats = self.stats.clone();
         prepared.iter().for_each(|p| stats.add(&p.sequence));
         let signer = self.deduper.signer();
-        let mut sigs: Vec<Signature> = crate::par::map(&prepared, |p| signer.sign(p, &stats));
+        let mut sigs: Vec<Signature> = crate::util::par::map(&prepared, |p| signer.sign(p, &stats));
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
         self.deduper.embed_short(&texts, &mut sigs, &Silent)?;
         let added: Vec<(String, Signature)> = docs.iter().map(|d| d.id.clone()).zip(sigs).collect();

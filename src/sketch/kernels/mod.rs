@@ -88,7 +88,7 @@ pub struct IcwsSeeds {
 
 impl IcwsSeeds {
     pub fn new(seed: u64, k: usize) -> Self {
-        let all = super::hash::seeds(seed, 4 * k);
+        let all = crate::util::hash::seeds(seed, 4 * k);
         let part = |i: usize| all[i * k..(i + 1) * k].to_vec();
         IcwsSeeds { r1: part(0), r2: part(1), c1: part(2), c2: part(3) }
     }
@@ -123,7 +123,7 @@ impl IcwsState {
         self.key
             .iter()
             .zip(&self.t)
-            .map(|(&key, &t)| super::hash::fmix32(key ^ super::hash::fmix32(t as i32 as u32 ^ 0x7f4a_7c15)))
+            .map(|(&key, &t)| crate::util::hash::fmix32(key ^ crate::util::hash::fmix32(t as i32 as u32 ^ 0x7f4a_7c15)))
             .collect()
     }
 }
@@ -131,7 +131,7 @@ impl IcwsState {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sketch::hash::{mix64, seeds};
+    use crate::util::hash::{mix64, seeds};
 
     fn random_u32(n: usize, seed: u64) -> Vec<u32> {
         (0..n as u64).map(|i| (mix64(seed ^ i) >> 7) as u32).collect()

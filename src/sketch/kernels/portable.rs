@@ -1,7 +1,7 @@
 //! Portable kernels: plain Rust the compiler vectorises (see the parent module).
 
 use super::{IcwsSeeds, IcwsState};
-use crate::sketch::hash::fmix32;
+use crate::util::hash::fmix32;
 
 /// Unweighted MinHash update. Permutation k of a key is `fmix32(key ^ seeds[k])`,
 /// a bijection of `u32` for every seed.

@@ -17,7 +17,7 @@
 //! their differences are uneven enough that one substring is within the cap.
 //! `semhash train-sph` reports the recall this gives on true pairs.
 
-use super::hamming;
+use crate::sketch::semantic::hamming;
 use std::collections::HashMap;
 
 /// Codes indexed by substrings.
@@ -92,6 +92,15 @@ impl MultiIndex {
         (0..self.substrings).any(|s| (self.substring(a, s) ^ self.substring(b, s)).count_ones() <= self.probe)
     }
 
+    /// Share of `pairs` (indices into `codes`) that blocking proposes:
+    /// probed, and within the radius.
+    pub fn blocking_recall(&self, codes: &[Vec<u64>], pairs: &[(usize, usize)]) -> f64 {
+        let pair = |&(a, b): &(usize, usize)| (&codes[a], &codes[b]);
+        let proposed =
+            pairs.iter().map(pair).filter(|(a, b)| self.would_probe(a, b) && hamming(a, b) <= self.radius).count();
+        proposed as f64 / pairs.len().max(1) as f64
+    }
+
     /// Indexed codes within the radius of `code` (all of them when the
     /// probes are not capped), with their distance, by number.
     pub fn query(&self, code: &[u64]) -> Vec<(u32, u32)> {
@@ -119,7 +128,7 @@ impl MultiIndex {
     pub fn pairs(codes: &[&[u64]], template: &MultiIndex) -> Vec<(u32, u32)> {
         let mut index = template.clone();
         codes.iter().enumerate().for_each(|(i, c)| index.insert(i as u32, c));
-        crate::par::flat_map_indexed(codes, |a, code| {
+        crate::util::par::flat_map_indexed(codes, |a, code| {
             index.query(code).into_iter().filter(|&(b, _)| b as usize > a).map(|(b, _)| (a as u32, b)).collect()
         })
     }
@@ -147,7 +156,7 @@ mod tests {
     fn finds_exactly_the_codes_within_the_radius() {
         let mut x = 11u64;
         let mut next = || {
-            x = crate::sketch::hash::mix64(x);
+            x = crate::util::hash::mix64(x);
             x
         };
         let base: Vec<Vec<u64>> = (0..50).map(|_| vec![next(), next()]).collect();

@@ -1,6 +1,6 @@
 //! A Bloom filter: "certainly new" or "maybe seen" in a few bits per item.
 
-use crate::sketch::hash::mix64;
+use crate::util::hash::mix64;
 
 /// A fixed-size Bloom filter over 128-bit keys (hashes already).
 ///
@@ -52,7 +52,7 @@ impl Bloom {
         self.bits.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
     }
 
-    pub fn from_bytes(r: &mut crate::sketch::format::Reader<'_>) -> Result<Self, crate::Error> {
+    pub fn from_bytes(r: &mut crate::util::bytes::Reader<'_>) -> Result<Self, crate::Error> {
         let hashes = r.u32()?;
         let words = r.u64()? as usize;
         if words == 0 || !words.is_power_of_two() || hashes == 0 || hashes > 32 {
@@ -104,7 +104,7 @@ impl GrowingBloom {
         }
     }
 
-    pub fn from_bytes(r: &mut crate::sketch::format::Reader<'_>) -> Result<Self, crate::Error> {
+    pub fn from_bytes(r: &mut crate::util::bytes::Reader<'_>) -> Result<Self, crate::Error> {
         let n = r.u32()?;
         if n == 0 || n > 64 {
             return Err(r.malformed("bloom layer count"));
@@ -141,7 +141,7 @@ mod tests {
         assert!((0..5000u128).all(|k| b.insert(k * 104_729)), "every key is still seen");
         let mut bytes = Vec::new();
         b.to_bytes(&mut bytes);
-        let back = GrowingBloom::from_bytes(&mut crate::sketch::format::Reader::new(&bytes, "t")).unwrap();
+        let back = GrowingBloom::from_bytes(&mut crate::util::bytes::Reader::new(&bytes, "t")).unwrap();
         assert_eq!(back, b);
     }
 }
