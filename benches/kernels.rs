@@ -56,12 +56,12 @@ fn main() {
             }
         }) / work
             * 1e9;
-        if kernel == Kernel::Portable {
+        if kernel == Kernel::PORTABLE {
             base = (minhash, icws);
         }
         println!(
             "{:<10} {:>16.3} {:>8.2}x {:>16.3} {:>8.2}x",
-            format!("{kernel:?}"),
+            kernel.name(),
             minhash,
             base.0 / minhash,
             icws,

@@ -62,6 +62,8 @@ pub struct RunStats {
     pub judge: Option<crate::judge::JudgeStats>,
     pub weighted_banding: Option<Banding>,
     pub char_banding: Option<Banding>,
+    /// The sketch kernel that ran: `Portable`, `Avx2` or `Avx512` (the
+    /// fastest this CPU runs, unless `SEMHASH_KERNEL` names another).
     pub kernel: String,
     pub timings_ms: BTreeMap<String, f64>,
 }
@@ -311,7 +313,7 @@ impl Deduper {
     pub fn dedup(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome> {
         let mut stats = RunStats {
             documents: docs.len() as u64,
-            kernel: format!("{:?}", crate::sketch::kernels::Kernel::best()),
+            kernel: self.signer.kernel().name().to_owned(),
             ..Default::default()
         };
         let mut clock = Clock::start();

@@ -26,8 +26,8 @@ const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jso
 #[test]
 fn dedup_writes_one_line_per_document_and_a_report() {
     let dir = tempfile::tempdir().unwrap();
-    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
-    let o = semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--report", report.to_str().unwrap()]);
+    let (out, report_path) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let o = semhash(&["dedup", SAMPLE, "-o", out.to_str().unwrap(), "--report", report_path.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(stderr(&o).contains("174 documents ->"), "summary on stderr: {}", stderr(&o));
     let rows = lines(&out);
@@ -35,10 +35,21 @@ fn dedup_writes_one_line_per_document_and_a_report() {
     for field in ["id", "cluster", "representative", "relation", "score"] {
         assert!(rows.iter().all(|r| r.get(field).is_some()), "{field}");
     }
-    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
     assert_eq!(report["counts"]["documents"], 174);
     assert!(report["snippets"].as_array().unwrap().len() >= 3);
     assert!(report["timings_ms"]["sign"].as_f64().is_some());
+
+    // The report names the kernel that ran; SEMHASH_KERNEL picks another.
+    let o = Command::new(env!("CARGO_BIN_EXE_semhash"))
+        .args(["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--report", report_path.to_str().unwrap()])
+        .env("SEMHASH_KERNEL", "portable")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report_path).unwrap()).unwrap();
+    assert_eq!(report["counts"]["kernel"], "Portable");
+    assert_eq!(lines(&out), rows, "every kernel gives the same output");
 }
 
 #[test]

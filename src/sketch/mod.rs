@@ -151,7 +151,12 @@ impl Signer {
         }
     }
 
-    /// Uses `kernel` instead of the fastest available (tests and benchmarks).
+    /// The kernel this signer runs.
+    pub fn kernel(&self) -> Kernel {
+        self.kernel
+    }
+
+    /// Uses `kernel` instead of [`Kernel::best`] (tests and benchmarks).
     pub fn with_kernel(mut self, kernel: Kernel) -> Self {
         self.kernel = kernel;
         self

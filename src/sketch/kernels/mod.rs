@@ -17,12 +17,18 @@ pub mod portable;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-/// One implementation of the kernels.
+/// One implementation of the kernels, and only ever one this CPU runs: a
+/// value comes from probing the CPU ([`Kernel::best`], [`Kernel::available`],
+/// [`Kernel::named`]) or is the portable one, so safe code cannot reach an
+/// instruction set the CPU lacks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kernel {
+pub struct Kernel(Isa);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Isa {
     /// Compiled for the target's baseline (SSE2 on x86-64, SIMD128 on wasm when enabled).
     Portable,
-    /// The same code compiled with AVX2 (x86-64 only, chosen when the CPU has it).
+    /// The same code compiled with AVX2 (x86-64 only).
     #[cfg(target_arch = "x86_64")]
     Avx2,
     /// The same code compiled with AVX-512F.
@@ -30,49 +36,77 @@ pub enum Kernel {
     Avx512,
 }
 
+/// Names a kernel to use instead of the fastest (tests, benchmarks): `portable`, `avx2` or `avx512`.
+pub const KERNEL_ENV: &str = "SEMHASH_KERNEL";
+
 impl Kernel {
-    /// The fastest kernel this CPU runs.
+    /// The baseline kernel, which every CPU runs.
+    pub const PORTABLE: Kernel = Kernel(Isa::Portable);
+
+    /// The kernel runs use: the one [`KERNEL_ENV`] names when this CPU runs
+    /// it, else the fastest this CPU runs. Probed once per process.
     pub fn best() -> Kernel {
-        *Kernel::available().last().expect("portable is always available")
+        static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| {
+            let named = std::env::var(KERNEL_ENV).ok().and_then(|n| Kernel::named(&n));
+            named.unwrap_or_else(|| *Kernel::available().last().expect("portable is always available"))
+        })
     }
 
     /// Every kernel this CPU runs, slowest first (for tests and benchmarks).
     pub fn available() -> Vec<Kernel> {
         #[cfg(target_arch = "x86_64")]
         return [
-            Some(Kernel::Portable),
-            std::is_x86_feature_detected!("avx2").then_some(Kernel::Avx2),
-            std::is_x86_feature_detected!("avx512f").then_some(Kernel::Avx512),
+            Some(Isa::Portable),
+            std::is_x86_feature_detected!("avx2").then_some(Isa::Avx2),
+            std::is_x86_feature_detected!("avx512f").then_some(Isa::Avx512),
         ]
         .into_iter()
         .flatten()
+        .map(Kernel)
         .collect();
         #[cfg(not(target_arch = "x86_64"))]
-        return vec![Kernel::Portable];
+        return vec![Kernel::PORTABLE];
+    }
+
+    /// The kernel of that [`name`](Kernel::name), if this CPU runs it.
+    pub fn named(name: &str) -> Option<Kernel> {
+        Kernel::available().into_iter().find(|k| k.name().eq_ignore_ascii_case(name))
+    }
+
+    /// `Portable`, `Avx2` or `Avx512` (as a run's report says).
+    pub fn name(self) -> &'static str {
+        match self.0 {
+            Isa::Portable => "Portable",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx2 => "Avx2",
+            #[cfg(target_arch = "x86_64")]
+            Isa::Avx512 => "Avx512",
+        }
     }
 
     /// `sig[k] = min(sig[k], min over x in keys of fmix32(x ^ seeds[k]))`.
     pub fn minhash(self, keys: &[u32], seeds: &[u32], sig: &mut [u32]) {
-        match self {
-            Kernel::Portable => portable::minhash(keys, seeds, sig),
-            // SAFETY: these variants are only chosen by `available`, after the
-            // CPU reported the feature (or by a caller who checked the same).
+        match self.0 {
+            Isa::Portable => portable::minhash(keys, seeds, sig),
+            // SAFETY: a `Kernel` of these holds only after `available` saw
+            // the CPU report the feature.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::minhash_avx2(keys, seeds, sig) },
+            Isa::Avx2 => unsafe { x86::minhash_avx2(keys, seeds, sig) },
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { x86::minhash_avx512(keys, seeds, sig) },
+            Isa::Avx512 => unsafe { x86::minhash_avx512(keys, seeds, sig) },
         }
     }
 
     /// Folds weighted elements into the running ICWS minima; see [`portable::icws`].
     pub fn icws(self, keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
-        match self {
-            Kernel::Portable => portable::icws(keys, ln_weights, seeds, state),
+        match self.0 {
+            Isa::Portable => portable::icws(keys, ln_weights, seeds, state),
             // SAFETY: as above.
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx2 => unsafe { x86::icws_avx2(keys, ln_weights, seeds, state) },
+            Isa::Avx2 => unsafe { x86::icws_avx2(keys, ln_weights, seeds, state) },
             #[cfg(target_arch = "x86_64")]
-            Kernel::Avx512 => unsafe { x86::icws_avx512(keys, ln_weights, seeds, state) },
+            Isa::Avx512 => unsafe { x86::icws_avx512(keys, ln_weights, seeds, state) },
         }
     }
 }
@@ -138,6 +172,16 @@ mod tests {
     }
 
     #[test]
+    fn a_kernel_is_found_by_its_name_only_where_the_cpu_runs_it() {
+        for kernel in Kernel::available() {
+            assert_eq!(Kernel::named(&kernel.name().to_lowercase()), Some(kernel));
+        }
+        assert_eq!(Kernel::named("portable"), Some(Kernel::PORTABLE));
+        assert_eq!(Kernel::named("neon"), None);
+        assert!(Kernel::available().contains(&Kernel::best()));
+    }
+
+    #[test]
     fn every_kernel_agrees_with_portable_bit_for_bit() {
         for k in [1, 7, 64, 128, 130] {
             let keys = random_u32(500, k as u64);
@@ -145,9 +189,9 @@ mod tests {
             let s = seeds(3, k);
             let icws_seeds = IcwsSeeds::new(11, k);
             let mut want_sig = vec![u32::MAX; k];
-            Kernel::Portable.minhash(&keys, &s, &mut want_sig);
+            Kernel::PORTABLE.minhash(&keys, &s, &mut want_sig);
             let mut want = IcwsState::new(k);
-            Kernel::Portable.icws(&keys, &ln_w, &icws_seeds, &mut want);
+            Kernel::PORTABLE.icws(&keys, &ln_w, &icws_seeds, &mut want);
             for kernel in Kernel::available() {
                 let mut sig = vec![u32::MAX; k];
                 kernel.minhash(&keys, &s, &mut sig);
