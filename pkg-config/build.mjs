@@ -39,7 +39,7 @@ function wasmPack(flavour, features, { lto }) {
   execFileSync(
     "wasm-pack",
     ["build", root, "--target", "web", "--mode", "no-install", "--release", "--no-pack",
-     "--out-dir", out, "--out-name", "semhash", "--", "--no-default-features", "--features", features],
+     "--out-dir", out, "--out-name", "semhash", "--", "-p", "semhash-llm", "--no-default-features", "--features", features],
     { stdio: "inherit", env },
   );
   return out;

@@ -47,8 +47,6 @@ pub mod encoder;
 pub mod error;
 pub mod eval;
 pub mod index;
-#[cfg(feature = "cli")]
-pub mod io;
 pub mod judge;
 pub mod normalize;
 pub mod pipeline;

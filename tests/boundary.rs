@@ -6,7 +6,6 @@
 
 use semhash::decide::{DeciderWrapper, LearnedBoundary, Relation};
 use semhash::{Config, Deduper};
-use std::process::Command;
 
 const MODEL: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/boundary.json");
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
@@ -95,23 +94,6 @@ fn a_config_carries_the_learned_decider() {
     let mut bad: serde_json::Value = serde_json::from_str(&json).unwrap();
     bad["decide"]["version"] = 0.into();
     assert!(Config::from_json(&bad.to_string()).is_err(), "a config is checked like a model file");
-}
-
-#[test]
-fn train_boundary_makes_a_model_that_loads() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = dir.path().join("b.json");
-    let models =
-        std::env::var("SEMHASH_MODELS").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/models").into());
-    let o = Command::new(env!("CARGO_BIN_EXE_semhash"))
-        .args(["train-boundary", SAMPLE, "-o", out.to_str().unwrap(), "--per-corpus", "60", "--members", "2"])
-        .args(["--steps", "200", "--models", &models, "--drop", "code_agreement"])
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let model = LearnedBoundary::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap();
-    assert_eq!((model.members.len(), model.dropped.as_slice()), (2, &["code_agreement".to_string()][..]));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("held-out kind"));
 }
 
 /// A judge that says one thing of every pair, sure of it (the judges

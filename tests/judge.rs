@@ -11,111 +11,15 @@ use semhash::judge::{
 };
 use serde_json::{json, Value};
 use std::collections::HashSet;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
 use std::time::Duration;
 
 // ---------------------------------------------------------------- the server
 
-/// A request as the server saw it.
-#[derive(Clone, Debug)]
-struct Seen {
-    path: String,
-    headers: Vec<(String, String)>,
-    body: Value,
-}
-
-/// What the server does with request number `n` (from 0).
-struct Reply {
-    status: u16,
-    body: String,
-    delay: Duration,
-}
-
-type Handler = dyn Fn(usize, &Seen) -> Reply + Send + Sync;
-
-struct Server {
-    url: String,
-    seen: Arc<Mutex<Vec<Seen>>>,
-    most_in_flight: Arc<AtomicUsize>,
-}
-
-/// Serves on 127.0.0.1 until the test process ends: one thread per
-/// connection, `Connection: close` on every reply.
-fn serve(handler: impl Fn(usize, &Seen) -> Reply + Send + Sync + 'static) -> Server {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let (in_flight, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
-    let handler: Arc<Handler> = Arc::new(handler);
-    let (seen2, most2) = (seen.clone(), most.clone());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let (seen, handler, in_flight, most) = (seen2.clone(), handler.clone(), in_flight.clone(), most2.clone());
-            std::thread::spawn(move || {
-                let Some(request) = read_request(&mut stream) else { return };
-                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
-                most.fetch_max(now, Ordering::SeqCst);
-                let n = {
-                    let mut seen = seen.lock().unwrap();
-                    seen.push(request.clone());
-                    seen.len() - 1
-                };
-                let reply = handler(n, &request);
-                std::thread::sleep(reply.delay);
-                in_flight.fetch_sub(1, Ordering::SeqCst);
-                let head = format!(
-                    "HTTP/1.1 {} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-                    reply.status,
-                    reply.body.len()
-                );
-                let _ = stream.write_all(head.as_bytes()).and_then(|_| stream.write_all(reply.body.as_bytes()));
-            });
-        }
-    });
-    Server { url, seen, most_in_flight: most }
-}
-
-fn read_request(stream: &mut std::net::TcpStream) -> Option<Seen> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
-    let mut line = String::new();
-    reader.read_line(&mut line).ok()?;
-    let path = line.split_whitespace().nth(1)?.to_owned();
-    let mut headers = Vec::new();
-    loop {
-        line.clear();
-        reader.read_line(&mut line).ok()?;
-        let l = line.trim_end();
-        if l.is_empty() {
-            break;
-        }
-        let (k, v) = l.split_once(':')?;
-        headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
-    }
-    let length: usize = headers.iter().find(|(k, _)| k == "content-length")?.1.parse().ok()?;
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body).ok()?;
-    Some(Seen { path, headers, body: serde_json::from_slice(&body).ok()? })
-}
-
-fn ok(content: &str) -> Reply {
-    let body = json!({
-        "id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
-    });
-    Reply { status: 200, body: body.to_string(), delay: Duration::ZERO }
-}
-
-fn status(code: u16) -> Reply {
-    Reply { status: code, body: r#"{"error": "nope"}"#.into(), delay: Duration::ZERO }
-}
-
-fn verdict(duplicate: bool) -> String {
-    json!({"duplicate": duplicate, "confidence": 0.9, "relation": if duplicate { "near" } else { "none" }}).to_string()
-}
+#[path = "support/llm_server.rs"]
+mod llm_server;
+use llm_server::{ok, serve, status, verdict, Reply, Seen, Server};
 
 fn endpoint(server: &Server, tweak: impl FnOnce(&mut EndpointConfig)) -> Endpoint {
     let mut config =
@@ -501,41 +405,6 @@ fn token_states_keep_each_token_once_across_windows() {
     let d = whole.dims();
     let norm: f32 = a[..d].iter().map(|x| x * x).sum();
     assert!((norm - 1.0).abs() < 1e-4);
-}
-
-// -------------------------------------------------------------------- CLI
-
-#[test]
-fn the_judge_command_writes_one_line_per_pair() {
-    let server =
-        serve(|_, r| if messages(&r.body).1.contains("cursed") { status(500) } else { ok(&verdict(gullible(r))) });
-    let dir = tempfile::tempdir().unwrap();
-    let input = dir.path().join("pairs.jsonl");
-    std::fs::write(
-        &input,
-        [
-            json!({"id": 1, "a": "the cat sat on the mat", "b": "the cat sat on a mat"}),
-            json!({"id": 2, "a": "a cursed pair", "b": "a cursed pair"}),
-            json!({"id": 3, "a": "the cat sat on the mat", "b": "stock prices fell sharply today"}),
-        ]
-        .map(|v| v.to_string())
-        .join("\n"),
-    )
-    .unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_semhash"))
-        .args(["judge", "--judge", "endpoint", "--judge-url", &server.url, "--judge-retries", "1"])
-        .args(["--judge-timeout", "5", "--judge-concurrency", "2", "--judge-model", "m"])
-        .arg(&input)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let lines: Vec<Value> =
-        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
-    assert_eq!(lines.len(), 3);
-    assert_eq!((lines[0]["id"].clone(), lines[0]["duplicate"].clone()), (json!(1), json!(true)));
-    assert!(lines[1]["error"].as_str().unwrap().contains("500"), "{}", lines[1]);
-    assert_eq!(lines[2]["duplicate"], false);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("1 without a verdict"));
 }
 
 // ------------------------------------------------------------ a real LLM

@@ -12,13 +12,13 @@
 //! found here too ([`snippets`]): they are reported, not merged.
 
 pub mod align;
-#[cfg(feature = "cli")]
+#[cfg(feature = "train")]
 pub mod augment;
 pub mod features;
 pub mod fusion;
 mod lexical;
 pub mod snippets;
-#[cfg(feature = "cli")]
+#[cfg(feature = "train")]
 pub mod train;
 
 pub use align::{Differences, WordStats, Words};

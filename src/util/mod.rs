@@ -5,7 +5,7 @@
 pub mod bloom;
 pub mod bytes;
 pub mod hash;
-pub(crate) mod par;
+pub mod par;
 mod progress;
 
 pub use progress::{Progress, Silent};

@@ -1,8 +1,8 @@
 //! JSON Lines: one object per line.
 
 use super::{file_or_stdio, InputOptions, Record};
-use crate::{Error, Result};
 use arrow_schema::DataType;
+use semhash::{Error, Result};
 use serde::Serialize;
 use serde_json::{Map, Value};
 use std::fs::File;
@@ -46,7 +46,7 @@ pub fn read_objects(
     let mut line_no = 0u64;
     let mut batch: Vec<(u64, std::result::Result<Vec<u8>, String>)> = Vec::with_capacity(BATCH_LINES);
     let mut flush = |batch: &mut Vec<(u64, std::result::Result<Vec<u8>, String>)>| -> Result<()> {
-        let parsed = crate::util::par::map(batch, |(line, bytes)| {
+        let parsed = semhash::util::par::map(batch, |(line, bytes)| {
             (*line, bytes.as_deref().map_err(Clone::clone).and_then(parse_object))
         });
         batch.clear();

@@ -2,14 +2,14 @@
 //! one row per document out.
 
 use super::{IdTypes, InputOptions, Record};
-use crate::pipeline::DocResult;
-use crate::{Error, Result};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, Float32Array, PrimitiveArray, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
+use semhash::pipeline::DocResult;
+use semhash::{Error, Result};
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;

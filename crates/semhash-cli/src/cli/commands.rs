@@ -2,9 +2,9 @@
 
 use super::args::*;
 use super::progress::Bar;
+use crate::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
 use semhash::decide::{Decider, PairSignals, Verdict};
 use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
-use semhash::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
 use semhash::store::{FileStore, Incremental};
 use semhash::{Config, Deduper, Document, Error, Result};
 use serde::Serialize;

@@ -3,8 +3,24 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../../../tests/support/llm_server.rs"]
+mod llm_server;
+use llm_server::{ok, serve, status, verdict};
+use serde_json::{json, Value};
+
+/// The repository root: where a user runs `semhash` (its default `--models`
+/// is the `models/` folder there).
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
+
+/// The `semhash` command, run from the repository root.
+fn command() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_semhash"));
+    c.current_dir(ROOT);
+    c
+}
+
 fn semhash(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_semhash")).args(args).output().expect("runs")
+    command().args(args).output().expect("runs")
 }
 
 fn stderr(o: &Output) -> String {
@@ -21,7 +37,7 @@ fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
     p
 }
 
-const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl");
+const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/data/sample.jsonl");
 
 #[test]
 fn dedup_writes_one_line_per_document_and_a_report() {
@@ -41,7 +57,7 @@ fn dedup_writes_one_line_per_document_and_a_report() {
     assert!(report["timings_ms"]["sign"].as_f64().is_some());
 
     // The report names the kernel that ran; SEMHASH_KERNEL picks another.
-    let o = Command::new(env!("CARGO_BIN_EXE_semhash"))
+    let o = command()
         .args(["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--report", report_path.to_str().unwrap()])
         .env("SEMHASH_KERNEL", "portable")
         .output()
@@ -221,7 +237,7 @@ fn two_signers_into_one_store_take_turns_and_lose_nothing() {
         })
         .collect();
     let spawn = |input: &PathBuf| {
-        Command::new(env!("CARGO_BIN_EXE_semhash"))
+        command()
             .args(["sign", "--store", store.to_str().unwrap(), "--batch", "100", input.to_str().unwrap()])
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -365,7 +381,7 @@ fn every_command_documents_its_flags() {
 #[test]
 fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     let dir = tempfile::tempdir().unwrap();
-    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
     let projection = dir.path().join("sph-64.bin");
     let p = projection.to_str().unwrap();
     let o = semhash(&["train-sph", SAMPLE, "-o", p, "--bits", "64", "--steps", "50", "--models", models]);
@@ -389,8 +405,8 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
 #[test]
 fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
     let dir = tempfile::tempdir().unwrap();
-    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
-    let boundary = concat!(env!("CARGO_MANIFEST_DIR"), "/models/boundary.json");
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
+    let boundary = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/boundary.json");
     let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
     let (o, r) = (out.to_str().unwrap(), report.to_str().unwrap());
     let run = |extra: &[&str]| {
@@ -434,4 +450,61 @@ fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
     let store = dir.path().join("store");
     let o = semhash(&["sign", "--store", store.to_str().unwrap(), SAMPLE, "--boundary", boundary, "--judge"]);
     assert!(!o.status.success() && stderr(&o).contains("a store keeps signatures"), "{}", stderr(&o));
+}
+
+#[test]
+fn train_boundary_makes_a_model_that_loads() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("b.json");
+    let models =
+        std::env::var("SEMHASH_MODELS").unwrap_or_else(|_| concat!(env!("CARGO_MANIFEST_DIR"), "/../../models").into());
+    let o = command()
+        .args(["train-boundary", SAMPLE, "-o", out.to_str().unwrap(), "--per-corpus", "60", "--members", "2"])
+        .args(["--steps", "200", "--models", &models, "--drop", "code_agreement"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let model = semhash::decide::LearnedBoundary::from_json(&std::fs::read_to_string(&out).unwrap()).unwrap();
+    assert_eq!((model.members.len(), model.dropped.as_slice()), (2, &["code_agreement".to_string()][..]));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("held-out kind"));
+}
+
+#[test]
+fn the_judge_command_writes_one_line_per_pair() {
+    // Says "duplicate" unless the texts differ; fails on the cursed pair.
+    let server = serve(|_, r| {
+        let prompt = r.body.to_string();
+        if prompt.contains("cursed") {
+            status(500)
+        } else {
+            ok(&verdict(!prompt.contains("stock prices")))
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("pairs.jsonl");
+    std::fs::write(
+        &input,
+        [
+            json!({"id": 1, "a": "the cat sat on the mat", "b": "the cat sat on a mat"}),
+            json!({"id": 2, "a": "a cursed pair", "b": "a cursed pair"}),
+            json!({"id": 3, "a": "the cat sat on the mat", "b": "stock prices fell sharply today"}),
+        ]
+        .map(|v| v.to_string())
+        .join("\n"),
+    )
+    .unwrap();
+    let out = command()
+        .args(["judge", "--judge", "endpoint", "--judge-url", &server.url, "--judge-retries", "1"])
+        .args(["--judge-timeout", "5", "--judge-concurrency", "2", "--judge-model", "m"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines: Vec<Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 3);
+    assert_eq!((lines[0]["id"].clone(), lines[0]["duplicate"].clone()), (json!(1), json!(true)));
+    assert!(lines[1]["error"].as_str().unwrap().contains("500"), "{}", lines[1]);
+    assert_eq!(lines[2]["duplicate"], false);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 without a verdict"));
 }

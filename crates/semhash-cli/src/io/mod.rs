@@ -7,9 +7,9 @@
 pub mod jsonl;
 mod parquet;
 
-use crate::pipeline::DocResult;
-use crate::{Document, Error, Result};
 use arrow_schema::DataType;
+use semhash::pipeline::DocResult;
+use semhash::{Document, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
 use std::collections::{HashMap, HashSet};
@@ -182,7 +182,7 @@ struct ResultRow {
     id: Value,
     cluster: u32,
     representative: Value,
-    relation: crate::decide::Relation,
+    relation: semhash::decide::Relation,
     score: f32,
     #[serde(skip_serializing_if = "Option::is_none")]
     parent: Option<Value>,
