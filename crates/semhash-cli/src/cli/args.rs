@@ -76,9 +76,8 @@ pub struct PipelineArgs {
     /// Refuse documents longer than this many bytes.
     #[arg(long, value_name = "BYTES")]
     pub max_doc_bytes: Option<u64>,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
     #[command(flatten)]
     pub semantic: SemanticArgs,
     /// Ask a judge about the pairs the learned boundary (--boundary) is
@@ -99,9 +98,8 @@ pub struct SemanticArgs {
     /// than the lexical stages: see the README).
     #[arg(long)]
     pub semantic: bool,
-    /// Directory holding student.onnx and tokenizer.json (and sph-128.bin).
-    #[arg(long, default_value = "models", value_name = "DIR")]
-    pub models: PathBuf,
+    #[command(flatten)]
+    pub models: ModelsArg,
     /// Projection file made by `semhash train-sph` (default: DIR/sph-128.bin).
     #[arg(long, value_name = "FILE")]
     pub projection: Option<PathBuf>,
@@ -129,10 +127,8 @@ pub struct InputArgs {
     /// Field (or column) holding the document text.
     #[arg(long, default_value = "text", value_name = "NAME")]
     pub text_field: String,
-    /// On a bad record (malformed JSON, missing field, invalid UTF-8, empty or
-    /// oversized text, duplicate id): stop, or skip it and list it in the report.
-    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
-    pub on_error: OnErrorArg,
+    #[command(flatten)]
+    pub on_error: OnErrorFlag,
 }
 
 /// Where results go.
@@ -171,9 +167,8 @@ pub struct CompareArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub pipeline: PipelineArgs,
-    /// On a bad line: stop, or skip it (reported on stderr).
-    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
-    pub on_error: OnErrorArg,
+    #[command(flatten)]
+    pub on_error: OnErrorFlag,
 }
 
 #[derive(Args, Debug)]
@@ -268,15 +263,12 @@ pub struct JudgeArgs {
     pub judge: JudgeKindArg,
     #[command(flatten)]
     pub options: JudgeOptions,
-    /// Directory holding student.onnx and tokenizer.json (local judge).
-    #[arg(long, default_value = "models", value_name = "DIR")]
-    pub models: PathBuf,
-    /// On a bad line: stop, or skip it (reported on stderr).
-    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
-    pub on_error: OnErrorArg,
-    /// Worker threads for the local judge (default: one per core).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub models: ModelsArg,
+    #[command(flatten)]
+    pub on_error: OnErrorFlag,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 /// How a judge is reached and how much of it a run may use.
@@ -348,12 +340,10 @@ pub struct TrainSphArgs {
     /// texts come again (embedding is most of the time; training is seconds).
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// Directory holding student.onnx and tokenizer.json.
-    #[arg(long, default_value = "models", value_name = "DIR")]
-    pub models: PathBuf,
-    /// Worker threads (default: one per core).
-    #[arg(long, value_name = "N")]
-    pub threads: Option<usize>,
+    #[command(flatten)]
+    pub models: ModelsArg,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
 }
 
 #[derive(Args, Debug)]
@@ -399,12 +389,37 @@ pub struct TrainBoundaryArgs {
     /// Write the training pairs' counts, losses and held-out accuracy per kind as JSON.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Directory holding student.onnx, tokenizer.json and sph-128.bin.
+    #[command(flatten)]
+    pub models: ModelsArg,
+    #[command(flatten)]
+    pub threads: ThreadsArg,
+}
+
+/// Where the model files are (one flag for every command that reads them).
+#[derive(Args, Debug, Clone)]
+pub struct ModelsArg {
+    /// Directory holding the model files: student.onnx and tokenizer.json
+    /// (the encoder), sph-128.bin (the hyperplanes).
     #[arg(long, default_value = "models", value_name = "DIR")]
     pub models: PathBuf,
+}
+
+/// How many threads a command runs on.
+#[derive(Args, Debug, Clone)]
+pub struct ThreadsArg {
     /// Worker threads (default: one per core).
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
+}
+
+/// What a command does with a bad input record.
+#[derive(Args, Debug, Clone)]
+pub struct OnErrorFlag {
+    /// On a bad record (malformed JSON, a missing field, invalid UTF-8, an
+    /// empty or oversized text, a duplicate id): stop, or skip it (reported
+    /// on stderr, and in the report where there is one).
+    #[arg(long, value_enum, default_value_t = OnErrorArg::Fail)]
+    pub on_error: OnErrorArg,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]

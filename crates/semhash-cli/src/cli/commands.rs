@@ -76,12 +76,12 @@ fn pipeline(args: &PipelineArgs) -> Result<Config> {
         config.limits.max_doc_bytes = n;
     }
     config.validate()?;
-    threads(args.threads)?;
+    threads(&args.threads)?;
     Ok(config)
 }
 
-fn threads(n: Option<usize>) -> Result<()> {
-    if let Some(n) = n {
+fn threads(flag: &ThreadsArg) -> Result<()> {
+    if let Some(n) = flag.threads {
         if n == 0 {
             return Err(Error::Config("--threads must be at least 1".into()));
         }
@@ -178,7 +178,7 @@ fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     let config = pipeline(args)?;
     let s = &args.semantic;
     let files = (s.semantic || s.attention_weights || args.judge == Some(JudgeKindArg::Local))
-        .then(|| ModelFiles::read(&s.models))
+        .then(|| ModelFiles::read(&s.models.models))
         .transpose()?;
     let judge = judge_stage(args, files.as_ref())?;
     let mut deduper = Deduper::new(config)?;
@@ -194,8 +194,8 @@ fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     if !s.semantic {
         return Ok(deduper);
     }
-    let projection = s.projection.clone().unwrap_or_else(|| s.models.join("sph-128.bin"));
-    Ok(deduper.with_semantic(files.stage(&s.models, &projection)?))
+    let projection = s.projection.clone().unwrap_or_else(|| s.models.models.join("sph-128.bin"));
+    Ok(deduper.with_semantic(files.stage(&s.models.models, &projection)?))
 }
 
 fn format_of(flag: Option<FormatArg>, path: Option<&Path>) -> Format {
@@ -206,8 +206,8 @@ fn format_of(flag: Option<FormatArg>, path: Option<&Path>) -> Format {
     }
 }
 
-fn on_error(flag: OnErrorArg) -> OnError {
-    match flag {
+fn on_error(flag: &OnErrorFlag) -> OnError {
+    match flag.on_error {
         OnErrorArg::Fail => OnError::Fail,
         OnErrorArg::Skip => OnError::Skip,
     }
@@ -217,7 +217,7 @@ fn read_docs(input: &InputArgs, deduper: &Deduper) -> Result<Loaded> {
     let options = InputOptions {
         id_field: input.id_field.clone(),
         text_field: input.text_field.clone(),
-        on_error: on_error(input.on_error),
+        on_error: on_error(&input.on_error),
     };
     let path = input.input.as_deref();
     let loaded = io::read_documents(path, format_of(input.input_format, path), &options, &|t| deduper.check(t))?;
@@ -343,7 +343,7 @@ fn compare_all(deduper: &Deduper, pairs: &[PairLine], signals: Option<Vec<PairSi
 
 fn compare(args: CompareArgs) -> Result<()> {
     let deduper = deduper(&args.pipeline)?;
-    let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
+    let pairs = read_pairs(args.input.as_deref(), on_error(&args.on_error), false)?;
     let (results, judged) = compare_all(&deduper, &pairs, None)?;
     if let Some(report) = &judged {
         eprintln!("semhash: {}", judge_summary(&report.into()));
@@ -363,9 +363,9 @@ fn compare(args: CompareArgs) -> Result<()> {
 
 fn judge(args: JudgeArgs) -> Result<()> {
     use semhash::judge::Pair;
-    threads(args.threads)?;
-    let judge = build_judge(args.judge, &args.options, || ModelFiles::read(&args.models)?.encoder())?;
-    let pairs = read_pairs(args.input.as_deref(), on_error(args.on_error), false)?;
+    threads(&args.threads)?;
+    let judge = build_judge(args.judge, &args.options, || ModelFiles::read(&args.models.models)?.encoder())?;
+    let pairs = read_pairs(args.input.as_deref(), on_error(&args.on_error), false)?;
     let started = Instant::now();
     let batch: Vec<Pair> = pairs.iter().map(|p| Pair { a: &p.a, b: &p.b, p: 0.5 }).collect();
     let outcomes = judge.judge(&batch);
@@ -433,7 +433,7 @@ fn sign(args: SignArgs) -> Result<()> {
             continue;
         }
         let message = format!("id {:?} is already in the store (remove it first to replace it)", doc.id);
-        match args.input.on_error {
+        match args.input.on_error.on_error {
             OnErrorArg::Fail => return Err(Error::Input(message)),
             OnErrorArg::Skip => {
                 eprintln!("semhash: warning: skipped: {message}");
@@ -687,11 +687,11 @@ fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
 
 fn train_sph(args: TrainSphArgs) -> Result<()> {
     use semhash::semantic::{embed_all, train, Projection};
-    threads(args.threads)?;
+    threads(&args.threads)?;
     if ![64, 128, 256].contains(&args.bits) {
         return Err(Error::Config(format!("--bits must be 64, 128 or 256, got {}", args.bits)));
     }
-    let encoder = ModelFiles::read(&args.models)?.encoder()?;
+    let encoder = ModelFiles::read(&args.models.models)?.encoder()?;
     let loaded = read_docs(&args.input, &Deduper::new(Config::default())?)?;
     let texts: Vec<&str> = spread(&loaded.docs, args.sample).into_iter().map(|d| d.text.as_str()).collect();
     if texts.len() < 100 {
@@ -923,7 +923,7 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
     use semhash::decide::features::{at, without_embeddings, NAMES};
     use semhash::decide::fusion::{Candidates, Parts};
     use semhash::decide::train::{self, Example, TrainConfig};
-    threads(args.threads)?;
+    threads(&args.threads)?;
     if let Some(d) = args.drop.iter().find(|d| !NAMES.contains(&d.as_str())) {
         return Err(Error::Config(format!("--drop {d:?}: not a feature; they are {NAMES:?}")));
     }
@@ -937,7 +937,7 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
             input_format: None,
             id_field: "id".into(),
             text_field: "text".into(),
-            on_error: OnErrorArg::Skip,
+            on_error: OnErrorFlag { on_error: OnErrorArg::Skip },
         };
         corpora.push(read_docs(&input, &lexical)?.docs.into_iter().map(|d| d.text).collect());
     }
@@ -986,8 +986,9 @@ fn train_boundary(args: TrainBoundaryArgs) -> Result<()> {
     let signed: SignedPairs = match cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
         Some(bytes) => serde_json::from_slice(&bytes).map_err(|e| Error::Input(format!("cache: {e}")))?,
         None => {
-            let files = ModelFiles::read(&args.models)?;
-            let stage = files.stage(&args.models, &args.models.join("sph-128.bin"))?;
+            let models = &args.models.models;
+            let files = ModelFiles::read(models)?;
+            let stage = files.stage(models, &models.join("sph-128.bin"))?;
             let semantic = Deduper::new(Config::default())?.with_semantic(stage);
             let signed = sign_pairs(&made, &lexical, &semantic, args.cache.as_deref())?;
             if let Some(path) = &cached {
