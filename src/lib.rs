@@ -39,6 +39,7 @@
 //! assert_eq!(outcome.docs[2].representative, "c");
 //! ```
 
+pub mod admit;
 pub mod cluster;
 pub mod config;
 pub mod decide;

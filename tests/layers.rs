@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["judge"],
     &["cluster"],
     &["config"],
-    &["pipeline"],
+    &["pipeline", "admit"],
     &["store"],
     &["eval", "wasm", "lib"],
 ];

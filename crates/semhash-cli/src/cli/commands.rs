@@ -2,7 +2,8 @@
 
 use super::args::*;
 use super::progress::Bar;
-use crate::io::{self, jsonl, Format, InputOptions, Loaded, OnError};
+use crate::io::{self, jsonl, Format, InputOptions, Loaded};
+use semhash::admit::{Admission, OnError, Record};
 use semhash::decide::{Decider, PairSignals, Verdict};
 use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
 use semhash::store::{FileStore, Incremental};
@@ -220,7 +221,7 @@ fn read_docs(input: &InputArgs, deduper: &Deduper) -> Result<Loaded> {
         on_error: on_error(&input.on_error),
     };
     let path = input.input.as_deref();
-    let loaded = io::read_documents(path, format_of(input.input_format, path), &options, &|t| deduper.check(t))?;
+    let loaded = io::read_documents(path, format_of(input.input_format, path), &options, deduper)?;
     for s in &loaded.skipped {
         eprintln!("semhash: warning: skipped line {}: {}", s.line, s.error);
     }
@@ -613,25 +614,25 @@ fn judge_summary(j: &semhash::judge::JudgeStats) -> String {
 }
 
 fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
-    let mut docs = Vec::new();
+    let mut admission = Admission::new(deduper, "line", OnError::Fail);
     let mut truth: Vec<(String, String, Option<String>)> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
     jsonl::read_objects(Some(path), &mut |line, object| {
         let parsed = object.and_then(|mut o| {
             let (id, text) = (jsonl::id_of(&o, "id")?, jsonl::take_text(&mut o, "text")?);
-            if !seen.insert(id.clone()) {
-                return Err(format!("duplicate id {id:?}"));
-            }
-            deduper.check(&text).map_err(|e| e.to_string())?;
             let field = |name: &str| jsonl::id_of(&o, name).map_err(|e| e.replace("id field", "field"));
             let snippet = o.get("snippet").filter(|v| !v.is_null()).map(|v| v.to_string());
-            Ok((Document { id, text }, (field("cluster")?, field("type")?, snippet)))
+            Ok((id, text, (field("cluster")?, field("type")?, snippet)))
         });
-        let (doc, t) = parsed.map_err(|e| Error::Input(format!("{} line {line}: {e}", path.display())))?;
-        docs.push(doc);
-        truth.push(t);
-        Ok(())
+        let record = match parsed {
+            Ok((id, text, t)) => {
+                truth.push(t);
+                Record { position: line, id: Some(id), text: Ok(text) }
+            }
+            Err(e) => Record { position: line, id: None, text: Err(e) },
+        };
+        admission.offer(record).map(|_| ()).map_err(|e| Error::Input(format!("{}: {e}", path.display())))
     })?;
+    let docs = admission.docs;
     let outcome = deduper.dedup(&docs, &semhash::util::Silent)?;
     let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
     let truth_refs: Vec<(&str, &str)> = truth.iter().map(|(c, t, _)| (c.as_str(), t.as_str())).collect();

@@ -1,7 +1,8 @@
 //! JSON Lines: one object per line.
 
-use super::{file_or_stdio, InputOptions, Record};
+use super::{file_or_stdio, InputOptions, Typed};
 use arrow_schema::DataType;
+use semhash::admit::Record;
 use semhash::{Error, Result};
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -17,12 +18,12 @@ const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 pub(crate) fn read(
     path: Option<&Path>,
     options: &InputOptions,
-    accept: &mut dyn FnMut(Record) -> Result<()>,
+    accept: &mut dyn FnMut(Typed) -> Result<()>,
 ) -> Result<()> {
     read_objects(path, &mut |line, object| {
         accept(match object {
             Ok(object) => document(line, object, options),
-            Err(e) => Record { line, id: None, id_type: None, text: Err(e) },
+            Err(e) => Typed { record: Record { position: line, id: None, text: Err(e) }, id_type: None },
         })
     })
 }
@@ -150,15 +151,18 @@ pub fn take_text(object: &mut Map<String, Value>, field: &str) -> std::result::R
     }
 }
 
-fn document(line: u64, mut object: Map<String, Value>, options: &InputOptions) -> Record {
+fn document(line: u64, mut object: Map<String, Value>, options: &InputOptions) -> Typed {
     let id_type = match object.get(&options.id_field) {
         Some(Value::Number(n)) if n.is_i64() => Some(DataType::Int64),
         Some(Value::Number(_)) => Some(DataType::UInt64),
         _ => None,
     };
     match id_of(&object, &options.id_field) {
-        Ok(id) => Record { line, text: take_text(&mut object, &options.text_field), id: Some(id), id_type },
-        Err(e) => Record { line, id: None, id_type: None, text: Err(e) },
+        Ok(id) => {
+            let record = Record { position: line, text: take_text(&mut object, &options.text_field), id: Some(id) };
+            Typed { record, id_type }
+        }
+        Err(e) => Typed { record: Record { position: line, id: None, text: Err(e) }, id_type: None },
     }
 }
 
@@ -202,14 +206,14 @@ mod tests {
         ];
         let parse = |bytes: &[u8]| match parse_object(bytes) {
             Ok(object) => document(3, object, &opts()),
-            Err(e) => Record { line: 3, id: None, id_type: None, text: Err(e) },
+            Err(e) => Typed { record: Record { position: 3, id: None, text: Err(e) }, id_type: None },
         };
         for (line, want) in cases {
-            let err = parse(line).text.unwrap_err();
+            let err = parse(line).record.text.unwrap_err();
             assert!(err.contains(want), "{err} (want {want})");
         }
         let ok = parse(br#"{"id": 7, "text": "hi"}"#);
-        assert_eq!((ok.id.as_deref(), ok.text.as_deref()), (Some("7"), Ok("hi")));
+        assert_eq!((ok.record.id.as_deref(), ok.record.text.as_deref()), (Some("7"), Ok("hi")));
     }
 
     #[test]

@@ -8,22 +8,13 @@ pub mod jsonl;
 mod parquet;
 
 use arrow_schema::DataType;
+use semhash::admit::{self, Admission, OnError, Skipped};
 use semhash::pipeline::DocResult;
-use semhash::{Document, Error, Result};
+use semhash::{Deduper, Document, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::path::Path;
-
-/// What to do with a bad record.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum OnError {
-    /// Stop with the error.
-    #[default]
-    Fail,
-    /// Set it aside (listed in the report) and go on.
-    Skip,
-}
 
 /// File formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,27 +41,15 @@ pub struct InputOptions {
     pub on_error: OnError,
 }
 
-/// A record that was set aside.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Skipped {
-    /// Line (JSONL) or row (Parquet), from 1.
-    pub line: u64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub id: Option<String>,
-    pub error: String,
-}
-
-/// A raw record before validation: its position, id and text, or what was wrong.
-pub(crate) struct Record {
-    pub line: u64,
-    pub id: Option<String>,
-    /// The integer type the id was written as (`None`: a string).
+/// A record as a reader found it ([`admit::Record`]) and the integer type
+/// its id was written as (`None`: a string).
+pub(crate) struct Typed {
+    pub record: admit::Record,
     pub id_type: Option<DataType>,
-    pub text: std::result::Result<String, String>,
 }
 
 /// Documents read, and the records set aside.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Loaded {
     pub docs: Vec<Document>,
     pub skipped: Vec<Skipped>,
@@ -116,38 +95,21 @@ impl IdTypes {
     }
 }
 
-/// Reads documents from `path` (stdin for `None` or `-`), applying `check`
-/// to each text and refusing duplicate ids.
+/// Reads documents from `path` (stdin for `None` or `-`) and admits them
+/// into a batch for `deduper` ([`admit`]: bad records and repeated ids).
 pub fn read_documents(
     path: Option<&Path>,
     format: Format,
     options: &InputOptions,
-    check: &dyn Fn(&str) -> Result<()>,
+    deduper: &Deduper,
 ) -> Result<Loaded> {
-    let mut loaded = Loaded::default();
-    let mut first_line: HashMap<String, u64> = HashMap::new();
     let unit = if format == Format::Parquet { "row" } else { "line" };
-    let mut accept = |record: Record| -> Result<()> {
-        let verdict = record.text.and_then(|text| {
-            let id = record.id.clone().expect("a record with text has an id");
-            if let Some(first) = first_line.get(&id) {
-                return Err(format!("duplicate id {id:?} (first seen on {unit} {first})"));
-            }
-            check(&text).map_err(|e| e.to_string())?;
-            first_line.insert(id.clone(), record.line);
-            loaded.id_types.note(&id, record.id_type.as_ref());
-            Ok(Document { id, text })
-        });
-        match verdict {
-            Ok(doc) => loaded.docs.push(doc),
-            Err(error) => {
-                let id_part = record.id.as_deref().map(|id| format!(" (id {id:?})")).unwrap_or_default();
-                let message = format!("{unit} {}{id_part}: {error}", record.line);
-                match options.on_error {
-                    OnError::Fail => return Err(Error::Input(message)),
-                    OnError::Skip => loaded.skipped.push(Skipped { line: record.line, id: record.id, error }),
-                }
-            }
+    let mut admission = Admission::new(deduper, unit, options.on_error);
+    let mut id_types = IdTypes::default();
+    let mut accept = |Typed { record, id_type }: Typed| -> Result<()> {
+        let id = record.id.clone();
+        if admission.offer(record)? {
+            id_types.note(&id.expect("an admitted record has an id"), id_type.as_ref());
         }
         Ok(())
     };
@@ -159,7 +121,7 @@ pub fn read_documents(
             &mut accept,
         )?,
     }
-    Ok(loaded)
+    Ok(Loaded { docs: admission.docs, skipped: admission.skipped, id_types })
 }
 
 /// Writes one result per document to `path` (stdout for `None` or `-`),

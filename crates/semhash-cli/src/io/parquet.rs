@@ -1,20 +1,21 @@
 //! Parquet through Arrow: a string (or integer) id column and a string text column in;
 //! one row per document out.
 
-use super::{IdTypes, InputOptions, Record};
+use super::{IdTypes, InputOptions, Typed};
 use arrow_array::cast::AsArray;
 use arrow_array::types::{ArrowPrimitiveType, Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, Float32Array, PrimitiveArray, RecordBatch, StringArray, UInt32Array};
 use arrow_schema::{DataType, Field, Schema};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::arrow::ArrowWriter;
+use semhash::admit::Record;
 use semhash::pipeline::DocResult;
 use semhash::{Error, Result};
 use std::fs::File;
 use std::path::Path;
 use std::sync::Arc;
 
-pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(Record) -> Result<()>) -> Result<()> {
+pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(Typed) -> Result<()>) -> Result<()> {
     let name = path.display().to_string();
     let file = File::open(path).map_err(|e| Error::io(format!("cannot open {name}"), e))?;
     let bad = |e: &dyn std::fmt::Display| Error::Input(format!("{name}: not a readable Parquet file ({e})"));
@@ -39,12 +40,12 @@ pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(R
             let id = match value_as_string(&ids, i, true) {
                 Ok(Some(id)) => id,
                 Ok(None) => {
-                    accept(Record {
-                        line: row,
+                    let record = Record {
+                        position: row,
                         id: None,
-                        id_type: None,
                         text: Err(format!("id column {:?} is null", options.id_field)),
-                    })?;
+                    };
+                    accept(Typed { record, id_type: None })?;
                     continue;
                 }
                 Err(e) => return Err(Error::Input(format!("{name}: id column {:?}: {e}", options.id_field))),
@@ -54,7 +55,7 @@ pub(crate) fn read(path: &Path, options: &InputOptions, accept: &mut dyn FnMut(R
                 Ok(None) => Err(format!("text column {:?} is null", options.text_field)),
                 Err(e) => return Err(Error::Input(format!("{name}: text column {:?}: {e}", options.text_field))),
             };
-            accept(Record { line: row, id: Some(id), id_type: id_type.clone(), text })?;
+            accept(Typed { record: Record { position: row, id: Some(id), text }, id_type: id_type.clone() })?;
         }
     }
     Ok(())
