@@ -23,9 +23,15 @@ use crate::decide::Relation;
 /// An accepted pair: `a` relates to `b` by `relation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Link {
+    /// A document, by input position.
     pub a: u32,
+    /// The other document, by input position.
     pub b: u32,
+    /// How `a` relates to `b` (a duplicate relation; `Exact` links make
+    /// copies one unit before anything else is placed).
     pub relation: Relation,
+    /// The verdict's score. A representative takes its strongest links
+    /// first, so each member keeps its strongest relation.
     pub score: f32,
 }
 
@@ -34,11 +40,15 @@ pub struct Link {
 pub struct Placement {
     /// Clusters are numbered in order of their representatives.
     pub cluster: u32,
+    /// The document the cluster keeps, by input position (this one itself
+    /// for a representative).
     pub representative: u32,
     /// The member this one was linked to; `None` for the representative.
     pub parent: Option<u32>,
     /// Relation of this document to its parent (`None` for the representative).
     pub relation: Relation,
+    /// Score of the link to the parent: 1 for an exact copy, 0 for the
+    /// representative.
     pub score: f32,
 }
 
@@ -50,10 +60,15 @@ pub struct UnionFind {
 }
 
 impl UnionFind {
+    /// `n` sets of one element each: `0`, `1`, ... `n - 1`.
     pub fn new(n: usize) -> Self {
         UnionFind { parent: (0..n as u32).collect(), size: vec![1; n] }
     }
 
+    /// The root of the set holding `x`. Each step points a node at its
+    /// grandparent (path halving), so paths stay short without recursion.
+    ///
+    /// Panics when `x` is not below the `n` given to [`UnionFind::new`].
     pub fn find(&mut self, mut x: u32) -> u32 {
         while self.parent[x as usize] != x {
             let grand = self.parent[self.parent[x as usize] as usize];
@@ -63,6 +78,8 @@ impl UnionFind {
         x
     }
 
+    /// Joins the sets of `a` and `b`, the smaller under the larger so that
+    /// trees stay shallow. Returns `false` when they were one set already.
     pub fn union(&mut self, a: u32, b: u32) -> bool {
         let (mut a, mut b) = (self.find(a), self.find(b));
         if a == b {

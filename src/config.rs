@@ -22,12 +22,22 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
+    /// How texts are normalized before anything is hashed. Shapes
+    /// signatures: part of the fingerprint.
     pub normalize: Normalizers,
+    /// Shingle sizes, sketch lengths and seeds. Shapes signatures.
     pub sketch: SketchConfig,
+    /// How word shingles are weighted (IDF, boilerplate). Shapes signatures.
     pub weights: WeightConfig,
+    /// How candidate pairs are found: banding, bucket caps, semantic
+    /// blocking. Free to change from run to run.
     pub index: IndexConfig,
+    /// What decides a candidate pair: the threshold rules or a learned
+    /// boundary. Free to change from run to run.
     pub decide: DeciderWrapper,
+    /// When a shared passage is reported as a viral snippet.
     pub snippets: SnippetConfig,
+    /// What input is accepted.
     pub limits: Limits,
 }
 
@@ -48,6 +58,11 @@ impl Default for Limits {
 impl Config {
     /// Parses a config; unknown fields are errors (a typo must not silently
     /// fall back to a default), missing fields take their defaults.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the JSON does not parse, names a field that
+    /// does not exist, or holds a value [`Config::validate`] refuses.
     pub fn from_json(json: &str) -> Result<Config> {
         let config: Config = serde_json::from_str(json).map_err(|e| Error::Config(e.to_string()))?;
         config.validate()?;
@@ -55,6 +70,15 @@ impl Config {
     }
 
     /// Checks the values a JSON schema cannot.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] naming the first bad value: an n-gram size of 0, a
+    /// permutation count outside 1..=4096, a passage sample of 0, a
+    /// boilerplate discount or a decision threshold outside (0, 1], or a
+    /// learned boundary that [`LearnedBoundary::validate`] refuses.
+    ///
+    /// [`LearnedBoundary::validate`]: crate::decide::LearnedBoundary::validate
     pub fn validate(&self) -> Result<()> {
         let s = &self.sketch;
         let bad = |m: &str| Err(Error::Config(m.to_owned()));

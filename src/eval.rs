@@ -13,12 +13,20 @@ use std::collections::{BTreeMap, HashMap};
 /// Precision, recall and F1 at one threshold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
 pub struct PairMetrics {
+    /// The score threshold these are at: `None` for boolean predictions,
+    /// infinity when predicting no duplicate at all scores best.
     pub threshold: Option<f32>,
+    /// Duplicates found.
     pub true_positives: u64,
+    /// Pairs called duplicates that are not.
     pub false_positives: u64,
+    /// Duplicates missed.
     pub false_negatives: u64,
+    /// `tp / (tp + fp)`; 0 when no pair was called a duplicate.
     pub precision: f64,
+    /// `tp / (tp + fn)`; 0 when there are no duplicates.
     pub recall: f64,
+    /// The harmonic mean of precision and recall; 0 when both are.
     pub f1: f64,
 }
 
@@ -73,8 +81,12 @@ impl PairMetrics {
 /// Pair-counting scores of one document type.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TypeMetrics {
+    /// Documents of this type.
     pub docs: u64,
+    /// Pairs of documents in one true cluster, over the true clusters of
+    /// this type (a cluster's type is that of its first document).
     pub true_pairs: u64,
+    /// Those of the true pairs that also share a predicted cluster.
     pub found_pairs: u64,
     /// `found_pairs / true_pairs` (`None` when the type has no true pairs).
     pub recall: Option<f64>,

@@ -39,6 +39,8 @@
 //! assert_eq!(outcome.docs[2].representative, "c");
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod admit;
 pub mod cluster;
 pub mod config;

@@ -20,19 +20,30 @@ use std::collections::BTreeMap;
 /// One input document.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Document {
+    /// The caller's name for it, by which results refer to it; distinct
+    /// within a batch.
     pub id: String,
+    /// The text as the user has it: normalization happens inside, and
+    /// snippets are reported in this text's own characters.
     pub text: String,
 }
 
 /// Where one document landed.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DocResult {
+    /// The document's id.
     pub id: String,
+    /// Its cluster, numbered from 0 in the order of each cluster's first
+    /// document.
     pub cluster: u32,
-    /// Id of the document kept for the cluster (the first in input order).
+    /// Id of the document kept for the cluster: the one the others
+    /// duplicate. Usually the first in input order; the most copied text
+    /// when there are many copies (see [`crate::cluster`]).
     pub representative: String,
     /// Relation of this document to `parent` (`none` for a representative).
     pub relation: Relation,
+    /// Score of the verdict that linked it to `parent`: 1 for an exact
+    /// copy, 0 for a representative.
     pub score: f32,
     /// Id of the document this one was found a duplicate of.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -42,41 +53,87 @@ pub struct DocResult {
 /// Counts and timings of a run.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct RunStats {
+    /// Documents in the batch.
     pub documents: u64,
+    /// Distinct texts after normalization: only these are signed and
+    /// compared, exact copies being settled by their key.
     pub distinct_texts: u64,
+    /// Clusters, single documents included.
     pub clusters: u64,
+    /// Documents with a parent: all but the representatives.
     pub duplicates: u64,
     /// Documents by their relation to their parent.
     pub relations: BTreeMap<String, u64>,
+    /// Pairs of distinct texts the lexical index proposed.
     pub candidate_pairs: u64,
+    /// Of those, pairs the decider (and judge) found duplicates.
     pub accepted_pairs: u64,
+    /// Viral snippets reported.
     pub snippets_found: u64,
     /// Texts the semantic stage embedded (lexical cluster representatives only).
     pub semantic_encoded: u64,
+    /// Pairs the semantic codes proposed among those.
     pub semantic_candidate_pairs: u64,
+    /// Of those, pairs found duplicates.
     pub semantic_accepted_pairs: u64,
     /// Hamming radius of semantic blocking.
     pub semantic_radius: Option<u32>,
     /// Second opinions asked for, with a judge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<crate::judge::JudgeStats>,
+    /// LSH bands and rows of the weighted MinHash, chosen from the
+    /// decider's threshold.
     pub weighted_banding: Option<Banding>,
+    /// LSH bands and rows of the char MinHash.
     pub char_banding: Option<Banding>,
     /// The sketch kernel that ran: `Portable`, `Avx2` or `Avx512` (the
     /// fastest this CPU runs, unless `SEMHASH_KERNEL` names another).
     pub kernel: String,
+    /// Wall time of each stage, in milliseconds (none on wasm32).
     pub timings_ms: BTreeMap<String, f64>,
 }
 
 /// The result of [`Deduper::dedup`].
 #[derive(Clone, Debug, Serialize)]
 pub struct Outcome {
+    /// One result per input document, in input order.
     pub docs: Vec<DocResult>,
+    /// Passages shared by documents of several clusters, the most
+    /// widespread first.
     pub snippets: Vec<Snippet>,
+    /// Counts and timings.
     pub stats: RunStats,
 }
 
 /// A configured pipeline.
+///
+/// Built from a [`Config`], optionally with a semantic stage and a judge;
+/// [`Deduper::dedup`] runs a batch, [`Deduper::compare`] scores given pairs,
+/// and a [`crate::store::Incremental`] uses one for documents that arrive
+/// over time.
+///
+/// ```rust
+/// use semhash::{util::Silent, Config, Deduper, Document};
+///
+/// let doc = |id: &str, text: &str| Document { id: id.into(), text: text.into() };
+/// let docs = [
+///     doc("original", "The river flooded the lower town after three days of heavy rain, and the old \
+///                      stone bridge was closed to all traffic while engineers inspected its arches."),
+///     doc("other", "Linkers join object files and libraries into one executable program."),
+///     // A repost: one word dropped, other punctuation and case.
+///     doc("repost", "the river flooded the lower town after three days of rain -- and the old \
+///                    stone bridge was closed to all traffic while engineers inspected its arches!"),
+/// ];
+///
+/// let outcome = Deduper::new(Config::default())?.dedup(&docs, &Silent)?;
+/// let [original, other, repost] = &outcome.docs[..] else { unreachable!() };
+/// assert_eq!(repost.cluster, original.cluster);
+/// assert_eq!(repost.parent.as_deref(), Some("original"));
+/// assert!(repost.relation.is_duplicate());
+/// assert_ne!(other.cluster, original.cluster);
+/// assert_eq!(outcome.stats.clusters, 2);
+/// # Ok::<(), semhash::Error>(())
+/// ```
 pub struct Deduper {
     config: Config,
     signer: Signer,
@@ -86,6 +143,13 @@ pub struct Deduper {
 }
 
 impl Deduper {
+    /// A lexical pipeline for `config`; [`Deduper::with_semantic`] and
+    /// [`Deduper::with_judge`] add the other stages.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when [`Config::validate`] refuses `config`: a
+    /// pipeline never starts on values that cannot work.
     pub fn new(config: Config) -> Result<Self> {
         config.validate()?;
         let signer = Signer::new(&config.sketch);
@@ -106,12 +170,20 @@ impl Deduper {
     /// of, in `dedup` and [`Deduper::second_opinions`] (stores keep no texts
     /// to show a judge). An error with the threshold rules: they state no
     /// uncertainty to pick pairs by.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the decider is not the learned boundary.
     pub fn with_judge(mut self, stage: crate::judge::Stage) -> Result<Self> {
         self.set_judge(Some(stage))?;
         Ok(self)
     }
 
     /// As [`Deduper::with_judge`]; `None` removes the judge.
+    ///
+    /// # Errors
+    ///
+    /// As [`Deduper::with_judge`]; the judge is unchanged then.
     pub fn set_judge(&mut self, stage: Option<crate::judge::Stage>) -> Result<()> {
         if stage.is_some() && !matches!(self.config.decide, crate::decide::DeciderWrapper::Learned(_)) {
             return Err(Error::Config(
@@ -204,23 +276,35 @@ impl Deduper {
         self.fingerprint = Fingerprint(crate::util::hash::hash128(&bytes).to_le_bytes());
     }
 
+    /// The semantic stage, when one was added.
     pub fn semantic(&self) -> Option<&Stage> {
         self.semantic.as_ref()
     }
 
+    /// The configuration it runs.
     pub fn config(&self) -> &Config {
         &self.config
     }
 
+    /// The fingerprint its signatures carry: the configuration's, mixed
+    /// with the hashes of the models of the semantic stage and of token
+    /// importance. Stores are opened with it, so that they refuse
+    /// signatures made any other way.
     pub fn fingerprint(&self) -> Fingerprint {
         self.fingerprint
     }
 
+    /// The signer it sketches with, for signing outside a batch (a store).
     pub fn signer(&self) -> &Signer {
         &self.signer
     }
 
     /// Checks a document against the input rules.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when the text is longer than `limits.max_doc_bytes`
+    /// or holds nothing but whitespace.
     pub fn check(&self, text: &str) -> Result<()> {
         let max = self.config.limits.max_doc_bytes;
         if text.len() as u64 > max {
@@ -268,6 +352,10 @@ impl Deduper {
     /// Gives the signatures of short texts (those the decider lets embeddings
     /// decide for) their semantic part; `texts[i]` is the text of `sigs[i]`.
     /// Without a semantic stage, does nothing. Returns how many were embedded.
+    ///
+    /// # Errors
+    ///
+    /// The semantic stage's, when its embedder fails on a text.
     pub fn embed_short(&self, texts: &[&str], sigs: &mut [Signature], progress: &dyn Progress) -> Result<usize> {
         let Some(stage) = &self.semantic else { return Ok(0) };
         let max_chars = self.config.decide.blocking().semantic_max_chars;
@@ -310,6 +398,11 @@ impl Deduper {
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
     /// [`Deduper::check`]; the caller reports bad input before calling.
+    ///
+    /// # Errors
+    ///
+    /// Only the semantic stage's, when its embedder fails on a text: ids
+    /// and texts are not checked here.
     pub fn dedup(&self, docs: &[Document], progress: &dyn Progress) -> Result<Outcome> {
         let mut stats = RunStats {
             documents: docs.len() as u64,
@@ -532,6 +625,10 @@ impl Deduper {
     /// Scores pairs of texts against each other, with corpus statistics drawn
     /// from all texts of all pairs (IDF needs a corpus; these are the one
     /// given). The model's verdicts: [`Deduper::second_opinions`] asks the judge.
+    ///
+    /// # Errors
+    ///
+    /// The semantic stage's, when its embedder fails on a text.
     pub fn compare(&self, pairs: &[(&str, &str)]) -> Result<Vec<(Verdict, PairSignals)>> {
         let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         let mut texts: Vec<&str> = Vec::new();
@@ -557,6 +654,10 @@ impl Deduper {
     /// Signs texts as one corpus: the statistics are those of these texts
     /// (exact copies counted once). The same texts give the same signatures on
     /// every platform. With a semantic stage every text is embedded too.
+    ///
+    /// # Errors
+    ///
+    /// The semantic stage's, when its embedder fails on a text.
     pub fn sign_batch(&self, texts: &[&str], progress: &dyn Progress) -> Result<Vec<Signature>> {
         let prepared: Vec<Prepared> = crate::util::par::map(texts, |t| self.prepare(t));
         self.sign_prepared(&prepared, texts, progress)

@@ -20,23 +20,30 @@
 pub struct Rng(u64);
 
 impl Rng {
+    /// A generator started from `seed`: the same seed, the same sequence.
     pub fn new(seed: u64) -> Self {
         Rng(seed)
     }
 
+    /// The next 64 random bits: the state steps by the golden-ratio constant
+    /// and goes through the MurmurHash3 finaliser.
     pub fn next_u64(&mut self) -> u64 {
         self.0 = crate::util::hash::mix64(self.0.wrapping_add(0x9e37_79b9_7f4a_7c15));
         self.0
     }
 
+    /// A number in `0..n` (0 when `n` is 0). The modulo bias is negligible
+    /// for the small `n` drawn here.
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n.max(1) as u64) as usize
     }
 
+    /// `true` with probability `p`.
     pub fn chance(&mut self, p: f64) -> bool {
         (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p
     }
 
+    /// One of `items`, each as likely. Panics when `items` is empty.
     pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
         &items[self.below(items.len())]
     }
@@ -45,7 +52,9 @@ impl Rng {
 /// Text wrapped around a document: a page's navigation before, its footer after.
 #[derive(Clone, Debug)]
 pub struct Template {
+    /// What precedes the article: navigation, headers.
     pub before: String,
+    /// What follows it: footers, links.
     pub after: String,
 }
 
@@ -71,6 +80,7 @@ impl Template {
         Template { before: take(&self.before, true), after: take(&self.after, false) }
     }
 
+    /// `text` as the template's article, each part on its own lines.
     pub fn wrap(&self, text: &str) -> String {
         format!("{}\n{}\n{}", self.before, text, self.after)
     }
@@ -79,25 +89,43 @@ impl Template {
 /// Ways a copy of a text is corrupted.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Corruption {
+    /// A letter swapped, dropped, doubled or replaced in some words ([`typos`]).
     Typos,
+    /// Latin letters replaced by Cyrillic look-alikes ([`homoglyphs`]).
     Homoglyphs,
+    /// No-break and zero-width spaces, tabs, doubled spaces ([`whitespace`]).
     Whitespace,
+    /// Upper case, or punctuation dropped and `!!` added ([`case_punctuation`]).
     CasePunctuation,
+    /// Wrapped in a page's navigation and footer (long texts).
     Template,
+    /// A contiguous run of the sentences: contained in the original
+    /// ([`excerpt`]; long texts).
     Excerpt,
+    /// The sentences shuffled ([`reorder`]; long texts).
     Reorder,
+    /// A repost: a few words changed, maybe a `Re:` or a posting line
+    /// ([`word_edits`]).
     WordEdits,
+    /// Synonyms swapped, filler words dropped or added ([`paraphrase`]).
     Paraphrase,
+    /// A paraphrase with typos on top (short texts).
     ParaphraseTypos,
 }
 
 /// Ways two different texts are made to look alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Lookalike {
+    /// The next entry of the corpus: the next verse, the next package of
+    /// the same family.
     Adjacent,
+    /// The lexically nearest of 256 texts drawn from the corpus.
     Nearest,
+    /// Two texts wrapped in the same template.
     SameTemplate,
+    /// Two texts holding the same pasted quote (long texts).
     SharedQuote,
+    /// A text and an excerpt of the next one (long texts).
     NeighbourExcerpt,
 }
 

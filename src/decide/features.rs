@@ -32,19 +32,31 @@ pub const NAMES: [&str; COUNT] = [
     "len_ratio",
     "boilerplate",
 ];
+/// Length of the feature vector.
 pub const COUNT: usize = 10;
 
 /// Indices into the vector, by name.
 pub mod at {
+    /// Estimated Jaccard similarity of the character n-grams.
     pub const CHAR: usize = 0;
+    /// Estimated weighted Jaccard similarity of the word shingles.
     pub const WEIGHTED: usize = 1;
+    /// The larger containment: how much of one text is in the other.
     pub const CONTAIN_MAX: usize = 2;
+    /// The smaller containment: high only when each text is mostly in the other.
     pub const CONTAIN_MIN: usize = 3;
+    /// Cosine of the embeddings; 0 where the pair is not embedded.
     pub const COSINE: usize = 4;
+    /// Share of equal bits of the semantic codes; 0 where not embedded.
     pub const CODE: usize = 5;
+    /// 1 when both texts are embedded: tells a cosine of 0 from a missing one.
     pub const HAS_EMBEDDING: usize = 6;
+    /// Length of the shorter text, `ln(1 + chars) / ln(10⁴)`: 1 around ten
+    /// thousand characters.
     pub const LEN_MIN: usize = 7;
+    /// The shorter length over the longer (1 for two empty texts).
     pub const LEN_RATIO: usize = 8;
+    /// The larger boilerplate share of the two.
     pub const BOILERPLATE: usize = 9;
 }
 

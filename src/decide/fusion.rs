@@ -42,7 +42,9 @@ use serde::{Deserialize, Serialize};
 pub const FORMAT: &str = "semhash-boundary";
 /// Version of the file format and model equations; other versions are refused.
 pub const VERSION: u32 = 1;
+/// Number of experts: one per granularity (char, token, document).
 pub const EXPERTS: usize = 3;
+/// The experts' names, in model order, for reports.
 pub const EXPERT_NAMES: [&str; EXPERTS] = ["char", "token", "document"];
 const DOCUMENT: usize = 2;
 
@@ -57,19 +59,31 @@ pub(crate) const CONTEXT: [usize; 4] = [at::HAS_EMBEDDING, at::LEN_MIN, at::LEN_
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Member {
+    /// `w_k`: each expert's weights over the feature vector, of which only
+    /// the expert's own inputs are read.
     pub experts: [[f32; COUNT]; EXPERTS],
+    /// `b_k`: each expert's bias.
     pub expert_bias: [f32; EXPERTS],
+    /// `V`: the gate's weights, one row per expert, over every feature.
     pub gate: [[f32; COUNT]; EXPERTS],
+    /// `c`: the gate's bias.
     pub gate_bias: [f32; EXPERTS],
+    /// `u`: the boundary's weights, of which only the regime features
+    /// (embedding present, lengths, boilerplate) are read.
     pub boundary: [f32; COUNT],
+    /// `u₀`: the boundary's constant; the whole boundary when the adaptive
+    /// boundary is switched off.
     pub boundary_bias: f32,
 }
 
 /// What one member computes for a pair; training reuses it for gradients.
 #[derive(Clone, Copy, Debug)]
 pub struct Pass {
+    /// `ℓ_k`: each expert's logit.
     pub logits: [f32; EXPERTS],
+    /// `g_k`: the weight the gate gave each expert (1/3 each with the gate off).
     pub gate: [f32; EXPERTS],
+    /// `m = Σ g_k ℓ_k − θ`: positive for a duplicate.
     pub margin: f32,
 }
 
@@ -94,6 +108,9 @@ impl Member {
     /// Number of parameters, flattened for the optimiser.
     pub const PARAMS: usize = 2 * EXPERTS * (COUNT + 1) + COUNT + 1;
 
+    /// Runs this member on a pair's features: the equations of the module
+    /// docs, with the parts switched off at their neutral values (an even
+    /// gate, a constant boundary).
     pub fn forward(&self, f: &Features, parts: Parts) -> Pass {
         let logits: [f32; EXPERTS] =
             std::array::from_fn(|k| dot_on(EXPERT_INPUTS[k], &self.experts[k], f) + self.expert_bias[k]);
@@ -157,6 +174,10 @@ impl Member {
         v
     }
 
+    /// The member whose parameters are `v`, in the order of [`Member::flat`]:
+    /// the optimiser works on the flat vector.
+    ///
+    /// Panics unless `v` holds [`Member::PARAMS`] values.
     pub fn from_flat(v: &[f32]) -> Self {
         assert_eq!(v.len(), Self::PARAMS);
         let mut it = v.iter().copied();
@@ -178,9 +199,13 @@ impl Member {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Candidates {
+    /// Weighted similarity of the word shingles.
     pub weighted: f32,
+    /// Char n-gram similarity (short texts only).
     pub char: f32,
+    /// Containment of either text in the other.
     pub containment: f32,
+    /// Cosine of the embeddings (short texts only).
     pub cosine: f32,
 }
 
@@ -208,13 +233,16 @@ impl Default for Candidates {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LearnedBoundary {
+    /// Always [`FORMAT`]: says what the file is before anything else is read.
     pub format: String,
+    /// The [`VERSION`] of the equations the model was trained for.
     pub version: u32,
     /// The feature names the model was trained on, in order: must be [`NAMES`].
     pub features: Vec<String>,
     /// Features held at 0 in training and use (ablations).
     #[serde(default)]
     pub dropped: Vec<String>,
+    /// The parts the model was trained with; those off in training stay off.
     pub parts: Parts,
     /// Duplicate when the probability is at least this.
     pub threshold: f32,
@@ -224,8 +252,14 @@ pub struct LearnedBoundary {
     pub min_samples: u32,
     /// Containment at which a duplicate is named `contained_in` / `contains`.
     pub containment: f32,
+    /// `T` of `p = σ(m / T)`: the margin has no probabilistic scale of its
+    /// own, so this is fitted on held-out pairs.
     pub temperature: f32,
+    /// The loosest signals at which a pair is decided at all; they set the
+    /// index's blocking.
     pub candidates: Candidates,
+    /// The ensemble, at least one member; its mean is the probability, its
+    /// spread part of the uncertainty.
     pub members: Vec<Member>,
     /// How it was made (data, sizes, losses): for people, not read by the model.
     #[serde(default)]
@@ -234,6 +268,12 @@ pub struct LearnedBoundary {
 
 impl LearnedBoundary {
     /// Reads a boundary file, refusing other formats, versions and feature sets.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the JSON does not parse, is not a
+    /// [`FORMAT`] file, is of another [`VERSION`], has unknown fields, or
+    /// fails [`LearnedBoundary::validate`].
     pub fn from_json(json: &str) -> Result<Self> {
         let bad = |m: String| Error::Config(format!("boundary model: {m}"));
         let value: serde_json::Value = serde_json::from_str(json).map_err(|e| bad(e.to_string()))?;
@@ -251,6 +291,13 @@ impl LearnedBoundary {
     }
 
     /// Checks what the types cannot: version, feature set, values.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the format or version is another, the model
+    /// was trained on other features than [`NAMES`], a dropped feature is
+    /// unknown, there are no members, the threshold is outside (0, 1), the
+    /// temperature is not positive, or a parameter is not finite.
     pub fn validate(&self) -> Result<()> {
         let bad = |m: String| Err(Error::Config(format!("boundary model: {m}")));
         if self.format != FORMAT || self.version != VERSION {

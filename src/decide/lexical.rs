@@ -31,17 +31,40 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LexicalRules {
+    /// Weighted similarity at which two texts are `near`: the main knob
+    /// (`--threshold`).
     pub threshold: f32,
+    /// Char similarity at which two short texts are `near` when only their
+    /// signatures are at hand (a store's query).
     pub short_threshold: f32,
+    /// Texts of at most this many characters are short: word alignment,
+    /// char similarity and embeddings may decide for them.
     pub short_max_chars: u32,
+    /// A text with a larger boilerplate share is not treated as short: its
+    /// char similarity would measure the template.
     pub short_max_boilerplate: f32,
+    /// Share of one text's passage samples found in the other at which it
+    /// is `contained_in` the other.
     pub containment_threshold: f32,
+    /// Content passage samples a text needs before its containment counts:
+    /// with fewer, one shared phrase would read as containment.
     pub min_samples: u32,
+    /// Cosine at which two short texts are a `paraphrase` on embeddings alone.
     pub semantic_threshold: f32,
+    /// A lower cosine that makes a `paraphrase` together with char
+    /// similarity ≥ `semantic_gate_char`.
     pub semantic_gate_cosine: f32,
+    /// Char similarity that, with `semantic_gate_cosine`, admits
+    /// paraphrases that keep some of the wording.
     pub semantic_gate_char: f32,
+    /// Weighted similarity of the aligned words at which two short texts
+    /// are `near`.
     pub token_similarity: f32,
+    /// Most information one short text may have that the other lacks and
+    /// still be `near`.
     pub token_added: f32,
+    /// Most information two short texts may each have in place of the
+    /// other's (a different name) and still be `near`.
     pub token_replaced: f32,
 }
 

@@ -58,6 +58,7 @@ impl Relation {
         }
     }
 
+    /// Whether the pair are duplicates: every relation but [`Relation::None`].
     pub fn is_duplicate(self) -> bool {
         self != Relation::None
     }
@@ -66,6 +67,8 @@ impl Relation {
 /// The outcome of comparing two documents.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
+    /// How the first document relates to the second; [`Relation::None`]
+    /// when they are not duplicates.
     pub relation: Relation,
     /// Strength of the evidence in [0, 1]: the similarity that decided, or
     /// for a non-duplicate the largest similarity seen (a learned decider:
@@ -114,6 +117,8 @@ pub(crate) fn logit(p: f32) -> f32 {
 /// Everything the signatures of a pair say about it.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PairSignals {
+    /// Whether both have the same exact key: the same text after
+    /// normalization.
     pub exact: bool,
     /// Estimated Jaccard similarity of the character n-grams.
     pub char_sim: f32,
@@ -124,7 +129,12 @@ pub struct PairSignals {
     pub a_in_b: Option<f32>,
     /// How much of `b` is found in `a`.
     pub b_in_a: Option<f32>,
+    /// Lengths of `a` and `b` in characters of normalized text: what tells
+    /// a short text (where char similarity and embeddings may decide) from a
+    /// long one.
     pub chars: (u32, u32),
+    /// Shares of `a`'s and `b`'s word shingles that are boilerplate
+    /// (template text common in the corpus).
     pub boilerplate: (f32, f32),
     /// Cosine of the embeddings, when both signatures have a semantic part.
     pub cosine: Option<f32>,
@@ -196,6 +206,7 @@ fn sorted_intersection(a: &[u32], b: &[u32]) -> (usize, usize) {
 
 /// Decides pairs. Implementations declare which candidates they need.
 pub trait Decider: Send + Sync {
+    /// The verdict on a pair: the relation of `a` to `b`, and a score.
     fn decide(&self, signals: &PairSignals) -> Verdict;
     /// The candidates this decider needs the index to propose.
     fn blocking(&self) -> Blocking;
@@ -207,7 +218,12 @@ pub trait Decider: Send + Sync {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum DeciderWrapper {
+    /// The threshold rules: the default, needing no training, but stating
+    /// no confidence.
     Lexical(LexicalRules),
+    /// A trained boundary: a probability and an uncertainty per verdict,
+    /// which a judge needs to pick pairs. Boxed, being several times the
+    /// size of the rules.
     Learned(Box<LearnedBoundary>),
 }
 

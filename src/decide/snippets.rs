@@ -39,6 +39,7 @@ impl Default for SnippetConfig {
 pub struct Snippet {
     /// The passage, as it reads in the first document holding it.
     pub text: String,
+    /// Its length in words.
     pub words: u32,
     /// Ids of every document holding it (exact copies included).
     pub docs: Vec<String>,
@@ -49,10 +50,13 @@ pub struct Snippet {
 pub struct Occurrence {
     /// Identifies the passage's content.
     pub key: u64,
+    /// The document holding it, by input position.
     pub doc: u32,
     /// Byte span in the normalized text.
     pub start: u32,
+    /// End of that span (exclusive).
     pub end: u32,
+    /// Its length in words.
     pub words: u32,
 }
 

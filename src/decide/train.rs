@@ -25,7 +25,9 @@ use serde::{Deserialize, Serialize};
 /// One training pair.
 #[derive(Clone, Copy, Debug)]
 pub struct Example {
+    /// The pair's features.
     pub features: Features,
+    /// The label: a corrupted copy (`true`) or a look-alike (`false`).
     pub duplicate: bool,
 }
 
@@ -33,16 +35,27 @@ pub struct Example {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
+    /// Ensemble size. Every member but the first trains on a bootstrap
+    /// resample, so that members disagree where the data is thin.
     pub members: usize,
+    /// Optimiser steps per member.
     pub steps: usize,
+    /// Examples drawn per step.
     pub batch: usize,
+    /// Adam's initial learning rate, decayed to 0 on a cosine schedule.
     pub learning_rate: f32,
+    /// `M` of the hinge: pairs beyond it on the right side cost almost nothing.
     pub margin: f32,
+    /// `κ`: how closely the softplus follows the hinge.
     pub sharpness: f32,
+    /// `λ`: the weight of the L2 penalty on all parameters.
     pub l2: f32,
+    /// Which parts of the model train (ablations switch some off).
     pub parts: Parts,
     /// Features held at 0 (ablations).
     pub dropped: Vec<String>,
+    /// Seeds the members' initialisations and resamples: the same seed and
+    /// examples give the same model.
     pub seed: u64,
     /// Probability at which a pair is a duplicate in the written model.
     pub threshold: f32,

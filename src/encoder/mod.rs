@@ -42,6 +42,7 @@ pub struct EncoderConfig {
     pub max_tokens: u32,
     /// Tokens shared by consecutive windows of a long text.
     pub stride: u32,
+    /// How a text longer than `max_tokens` is encoded: every window, or the first.
     pub long_text: LongText,
     /// Most tokens (padding included) in one batch.
     pub batch_tokens: u32,
@@ -96,6 +97,13 @@ struct Window {
 
 impl Encoder {
     /// Loads the model (ONNX bytes) and its tokenizer (`tokenizer.json` bytes).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when the tokenizer or the ONNX graph does not load,
+    /// the tokenizer has no `[CLS]` or `[SEP]` token (every window is framed
+    /// by them), or the graph fails on a probe text (which also measures the
+    /// embedding dimensions).
     pub fn from_bytes(onnx: &[u8], tokenizer_json: &[u8], config: &EncoderConfig) -> Result<Self> {
         let mut tokenizer =
             tokenizers::Tokenizer::from_bytes(tokenizer_json).map_err(|e| model_error("tokenizer.json", e))?;
@@ -118,6 +126,11 @@ impl Encoder {
     }
 
     /// Encodes texts; the result is in the order of `texts`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] when the tokenizer fails on a text, and
+    /// [`Error::Config`] when the model fails to run on a batch.
     pub fn encode(&self, texts: &[&str]) -> Result<Vec<Encoded>> {
         let windows = self.windows(texts)?;
         let outputs = self.run_windows(&windows, false)?;
@@ -128,6 +141,10 @@ impl Encoder {
     /// [`Encoder::dims`] floats per token, in text order; special tokens are
     /// left out and a token two windows share is kept once. For token-level
     /// alignment of two texts (the judge's verifier).
+    ///
+    /// # Errors
+    ///
+    /// As [`Encoder::encode`].
     pub fn token_states(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let windows = self.windows(texts)?;
         let outputs = self.run_windows(&windows, true)?;
@@ -288,6 +305,15 @@ impl crate::semantic::Embedder for Encoder {
 
 /// The semantic stage from the bytes of its three model files: the student
 /// ONNX, its `tokenizer.json` and a projection (`semhash train-sph`).
+/// Its model hash covers all three and the encoder config, so signatures
+/// made with any other model or window size are refused.
+///
+/// # Errors
+///
+/// What [`Encoder::from_bytes`] and [`Projection::from_bytes`] refuse, and
+/// [`Error::Config`] when the projection's dimensions are not the encoder's.
+///
+/// [`Projection::from_bytes`]: crate::semantic::Projection::from_bytes
 pub fn semantic_stage(
     onnx: &[u8],
     tokenizer_json: &[u8],

@@ -9,7 +9,11 @@
 /// Bands and rows of an LSH index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct Banding {
+    /// `b`: bands, each its own bucket key. More bands catch pairs of lower
+    /// similarity.
     pub bands: usize,
+    /// `r`: sketch values per band, all of which must agree. More rows
+    /// steepen the S-curve.
     pub rows: usize,
 }
 

@@ -15,6 +15,8 @@ pub struct ExactIndex {
 }
 
 impl ExactIndex {
+    /// An empty index sized for about `docs` documents (the Bloom filter
+    /// for no fewer than 1,024).
     pub fn with_capacity(docs: u64) -> Self {
         ExactIndex {
             bloom: Bloom::with_capacity(docs.max(1024)),
@@ -37,6 +39,7 @@ impl ExactIndex {
         }
     }
 
+    /// The document that holds `key`, if any.
     pub fn get(&self, key: u128) -> Option<u32> {
         if !self.bloom.contains(key) {
             return None;

@@ -14,10 +14,13 @@ pub struct BandHasher {
 }
 
 impl BandHasher {
+    /// Keys for `banding`, seeded by `domain` so that a weighted band and a
+    /// char band with equal values get different keys in a shared table.
     pub fn new(banding: Banding, domain: u64) -> Self {
         BandHasher { banding, domain }
     }
 
+    /// The bands and rows it cuts sketches into.
     pub fn banding(&self) -> Banding {
         self.banding
     }
@@ -40,10 +43,13 @@ pub struct BucketTable {
 }
 
 impl BucketTable {
+    /// Puts `doc` in the bucket of each key.
     pub fn insert(&mut self, keys: impl Iterator<Item = u64>, doc: u32) {
         keys.for_each(|k| self.buckets.entry(k).or_default().push(doc));
     }
 
+    /// Takes `doc` out of the buckets of `keys` (the keys it was inserted
+    /// under), dropping buckets left empty.
     pub fn remove(&mut self, keys: impl Iterator<Item = u64>, doc: u32) {
         for k in keys {
             if let Some(members) = self.buckets.get_mut(&k) {

@@ -48,6 +48,7 @@ impl MultiIndex {
         }
     }
 
+    /// The Hamming radius queries answer within.
     pub fn radius(&self) -> u32 {
         self.radius
     }

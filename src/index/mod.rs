@@ -96,6 +96,8 @@ pub struct Blocker {
 }
 
 impl Blocker {
+    /// Chooses the weighted and char bandings for the decider's thresholds
+    /// and the sketch lengths.
     pub fn new(sketch: &SketchConfig, blocking: &Blocking, config: &IndexConfig) -> Self {
         let band = |t: f64, k: u32| {
             Banding::optimal(t, k as usize, config.false_positive_weight, config.false_negative_weight)
@@ -192,6 +194,7 @@ pub struct SignatureIndex {
 }
 
 impl SignatureIndex {
+    /// An empty index that blocks with `blocker`.
     pub fn new(blocker: Blocker, config: &IndexConfig) -> Self {
         SignatureIndex {
             blocker,
@@ -212,14 +215,17 @@ impl SignatureIndex {
         self
     }
 
+    /// Documents indexed now (removed ones not counted).
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
 
+    /// Whether no document is indexed.
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }
 
+    /// Whether a document with this id is indexed.
     pub fn contains(&self, id: &str) -> bool {
         self.by_id.contains_key(id)
     }
@@ -278,10 +284,16 @@ impl SignatureIndex {
         out
     }
 
+    /// The signature of document number `doc` (as [`SignatureIndex::candidates`]
+    /// gives them); `None` once it is removed.
     pub fn signature(&self, doc: u32) -> Option<&Signature> {
         self.sigs.get(doc as usize)?.as_ref()
     }
 
+    /// The id of document number `doc`. Numbers are never reused, so this
+    /// stays valid after a removal.
+    ///
+    /// Panics when `doc` was never given out.
     pub fn id(&self, doc: u32) -> &str {
         &self.ids[doc as usize]
     }

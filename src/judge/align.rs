@@ -35,11 +35,17 @@ pub struct Aligner {
 }
 
 impl Aligner {
+    /// A judge on `encoder`'s token states: the student the semantic stage
+    /// loads already, so no other model file is needed.
     pub fn new(encoder: Arc<Encoder>, config: AlignConfig) -> Aligner {
         Aligner { encoder, config }
     }
 
     /// The alignment F1 of each pair, in [-1, 1] (in practice [0, 1]).
+    ///
+    /// # Errors
+    ///
+    /// What [`Encoder::token_states`] refuses, for the first batch that failed.
     pub fn scores(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>> {
         let chunks: Vec<&[(&str, &str)]> = pairs.chunks(self.config.batch_pairs.max(1)).collect();
         let scored = crate::util::par::map(&chunks, |chunk| self.chunk_scores(chunk));

@@ -42,6 +42,12 @@ enum Failure {
 
 impl Endpoint {
     /// A judge for `config`; reads the API key from `config.api_key_env`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] when `concurrency` is 0, or the URL is not
+    /// `http://`: this build has no TLS, and an `https://` URL is better
+    /// refused once, here, than failed on every call.
     pub fn new(config: EndpointConfig) -> Result<Endpoint> {
         if config.concurrency == 0 {
             return Err(Error::Config("judge concurrency must be at least 1".into()));

@@ -64,14 +64,18 @@ use serde::{Deserialize, Serialize};
 /// duplicates (a judge may use it as a prior, or ignore it).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair<'a> {
+    /// The first text.
     pub a: &'a str,
+    /// The second text.
     pub b: &'a str,
+    /// The model's probability that they are duplicates.
     pub p: f32,
 }
 
 /// A judge's verdict on one pair.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Judgement {
+    /// Whether the judge finds the texts duplicates.
     pub duplicate: bool,
     /// How sure the judge is of `duplicate`, in [0, 1]: 0 is a guess.
     pub confidence: f32,
@@ -194,7 +198,9 @@ impl Budget {
 pub struct Uncertain<'a> {
     /// The caller's index for the pair (into its candidate list).
     pub index: usize,
+    /// The first text.
     pub a: &'a str,
+    /// The second text.
     pub b: &'a str,
     /// The model's probability of duplicate.
     pub p: f32,
@@ -216,9 +222,11 @@ impl Uncertain<'_> {
 pub struct Decision {
     /// The caller's index for the pair.
     pub index: usize,
+    /// The model's probability, before the judge.
     pub model_p: f32,
     /// The merged probability ([`merge`]); the model's own where the judge failed.
     pub p: f32,
+    /// The judge's verdict; `None` when it gave none (see `error`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judgement: Option<Judgement>,
     /// Why the judge gave no verdict.
@@ -229,6 +237,7 @@ pub struct Decision {
 /// What the judge did in a run.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct JudgeReport {
+    /// The judge's [`name`](Judge::name).
     pub judge: String,
     /// Candidate pairs in the run: the budget's base.
     pub candidates: usize,
@@ -298,7 +307,9 @@ pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<
 /// A judge as a stage of the pipeline: which verdicts it is offered and how
 /// many it may take ([`crate::Deduper::with_judge`]).
 pub struct Stage {
+    /// The judge asked.
     pub judge: Box<dyn Judge>,
+    /// How many of the offered verdicts it may take.
     pub budget: Budget,
     /// Verdicts at least this uncertain are offered (0: the model is sure, 1:
     /// it knows nothing); the budget then takes the most uncertain of them.
@@ -308,12 +319,15 @@ pub struct Stage {
 /// What the judges did in a run, summed over the pipeline's stages.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct JudgeStats {
+    /// The judge's [`name`](Judge::name) (that of the last report added).
     pub judge: String,
     /// Candidate pairs decided by the model: the budget's base.
     pub candidates: usize,
     /// Verdicts in the band.
     pub uncertain: usize,
+    /// Pairs sent to the judge.
     pub calls: usize,
+    /// Calls that gave no verdict (the model's verdict stands).
     pub failed: usize,
     /// Verdicts the judge turned (duplicate to not, or back).
     pub changed: usize,
@@ -330,6 +344,8 @@ impl From<&JudgeReport> for JudgeStats {
 }
 
 impl JudgeStats {
+    /// Counts one report in. `used` is computed again from the sums: the
+    /// share spent over the whole run, not a mean of the stages' shares.
     pub fn add(&mut self, report: &JudgeReport) {
         self.judge.clone_from(&report.judge);
         self.candidates += report.candidates;
@@ -361,7 +377,9 @@ impl Default for JudgeWrapper {
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JudgeConfig {
+    /// Which judge, with its knobs.
     pub judge: JudgeWrapper,
+    /// How many calls a run may make, and on which pairs.
     pub budget: Budget,
 }
 
@@ -373,6 +391,7 @@ pub struct AlignConfig {
     /// F1 to probability of duplicate. The defaults were fitted on pairs made
     /// by editing unlabelled text (`examples/fit_align.rs`; see models/README.md).
     pub scale: f32,
+    /// The F1 at which the calibrated probability is 0.5.
     pub midpoint: f32,
     /// Pairs encoded together (both texts of each).
     pub batch_pairs: usize,

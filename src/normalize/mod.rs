@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 
 /// One normalization stage: rewrites the text in place, keeping alignment.
 pub trait Normalizer {
+    /// Rewrites `text` in place, carrying its alignment to the original along.
     fn normalize(&self, text: &mut NormText);
 }
 
@@ -39,11 +40,17 @@ pub trait Normalizer {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum NormalizerWrapper {
+    /// Compatibility forms to plain ones, accents composed ([`Nfkc`]).
     Nfkc(Nfkc),
+    /// Characters that render as nothing removed ([`Invisible`]).
     Invisible(Invisible),
+    /// Look-alike letters of other scripts to Latin ([`Confusables`]).
     Confusables(Confusables),
+    /// Unicode full case folding ([`CaseFold`]).
     CaseFold(CaseFold),
+    /// Punctuation kept, removed or turned into spaces ([`Punctuation`]).
     Punctuation(Punctuation),
+    /// Whitespace runs collapsed to one space, ends trimmed ([`Whitespace`]).
     Whitespace(Whitespace),
 }
 
@@ -61,6 +68,27 @@ impl Normalizer for NormalizerWrapper {
 }
 
 /// The normalizers of a pipeline, applied in order.
+///
+/// The default chain makes copies that differ only in what a reader does
+/// not see agree exactly, and [`Normalizers::run`] still points back into
+/// the text as the user wrote it:
+///
+/// ```rust
+/// use semhash::normalize::Normalizers;
+///
+/// let chain = Normalizers::default();
+/// // Full-width letters, shouting, a zero-width space, a no-break space, a
+/// // tab, a dash, and a Cyrillic `о` in "brown".
+/// let disguised = "ＴＨＥ  Quick\u{200b} br\u{43e}wn\u{a0}fox\t— JUMPS!";
+/// assert_eq!(chain.text(disguised), "the quick brown fox jumps");
+/// assert_eq!(chain.text("The quick brown fox jumps."), "the quick brown fox jumps");
+///
+/// // A span of the normalized text maps back to the original characters.
+/// let normalized = chain.run(disguised);
+/// let start = normalized.as_str().find("brown").unwrap();
+/// let span = normalized.original_span(disguised, start, start + "brown".len());
+/// assert_eq!(&disguised[span], "br\u{43e}wn");
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Normalizers(pub Vec<NormalizerWrapper>);

@@ -19,6 +19,8 @@ pub enum PunctuationPolicy {
 /// (`n.:` against `N!:`) are the same text to a reader.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Punctuation {
+    /// What happens to them; turned into spaces by default, so that `a,b`
+    /// stays two words.
     #[serde(default)]
     pub policy: PunctuationPolicy,
 }

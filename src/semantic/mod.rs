@@ -36,13 +36,21 @@ pub trait Embedder: Send + Sync {
 /// models must not be compared with these). Cloning shares the embedder.
 #[derive(Clone)]
 pub struct Stage {
+    /// Turns texts into embeddings; shared, since a model is large.
     pub embedder: std::sync::Arc<dyn Embedder>,
+    /// The hyperplanes that turn an embedding into a code, with the radius
+    /// table that blocking reads.
     pub projection: Projection,
+    /// Hash of the model files, mixed into the pipeline's fingerprint.
     pub model_hash: u128,
 }
 
 impl Stage {
     /// Checks that the embedder and the hyperplanes agree on dimensions.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`](crate::Error::Config) when they do not.
     pub fn new(embedder: std::sync::Arc<dyn Embedder>, projection: Projection, model_hash: u128) -> Result<Self> {
         if embedder.dims() != projection.dims {
             return Err(crate::Error::Config(format!(
@@ -55,6 +63,10 @@ impl Stage {
     }
 
     /// Sketches of `texts`, embedded on all threads.
+    ///
+    /// # Errors
+    ///
+    /// The embedder's first error.
     pub fn sketch(&self, texts: &[&str], progress: &dyn crate::util::Progress) -> Result<Vec<SemanticSketch>> {
         let embeddings = embed_all(self.embedder.as_ref(), texts, progress)?;
         Ok(crate::util::par::map(&embeddings, |e| self.projection.sketch(e)))
@@ -63,6 +75,10 @@ impl Stage {
 
 /// Embeds `texts` in chunks of 64 on all threads (each chunk is sorted by
 /// length inside the encoder), reporting progress per chunk.
+///
+/// # Errors
+///
+/// The first chunk's error, in text order, once every chunk has run.
 pub fn embed_all(
     embedder: &dyn Embedder,
     texts: &[&str],

@@ -34,10 +34,14 @@ const VERSION: u16 = 1;
 /// K hyperplanes over d-dimensional embeddings.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Projection {
+    /// `K`: hyperplanes, so bits per code.
     pub bits: usize,
+    /// `d`: the dimensions of the embeddings it takes.
     pub dims: usize,
     /// `bits × dims`, row k is hyperplane k.
     pub weights: Vec<f32>,
+    /// `b`, one per hyperplane: learned ones carry the corpus mean here
+    /// (`b = −W·mean`), so that codes split the corpus, not the origin.
     pub bias: Vec<f32>,
     /// `(cosine, Hamming radius)`, cosines ascending.
     pub radius: Vec<(f32, u32)>,
@@ -90,6 +94,8 @@ impl Projection {
         below.or(self.radius.first()).map_or(fallback, |&(_, r)| r)
     }
 
+    /// The projection file (layout above), checksummed, as
+    /// [`Projection::from_bytes`] reads it.
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(24 + 4 * (self.weights.len() + self.bias.len()) + 8 * self.radius.len());
         out.extend_from_slice(&MAGIC);
@@ -108,6 +114,13 @@ impl Projection {
     }
 
     /// Reads a projection file; `context` names it in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BadMagic`] when the bytes are not a projection file,
+    /// [`Error::UnsupportedVersion`] for another format version, and
+    /// [`Error::Corrupted`] when they are truncated, fail the checksum, have
+    /// sizes that disagree with their length, or hold no hyperplanes.
     pub fn from_bytes(bytes: &[u8], context: &str) -> Result<Self> {
         let corrupted = |detail: &str| Error::Corrupted { context: context.to_owned(), detail: detail.to_owned() };
         if bytes.len() < 4 || bytes[..4] != MAGIC {

@@ -28,15 +28,30 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TrainConfig {
+    /// `K`: hyperplanes, so bits per code.
     pub bits: usize,
+    /// Adam steps.
     pub steps: usize,
+    /// Embeddings per minibatch. L_sim compares every pair in it, so a step
+    /// costs the square of this.
     pub batch: usize,
+    /// Adam's initial learning rate, decayed to 0 on a cosine schedule.
     pub learning_rate: f32,
+    /// β of the relaxation `tanh(βA)` at the first step: soft, so every
+    /// margin moves the bits.
     pub beta_start: f32,
+    /// β at the last step: nearly the sign, which is what the codes use.
     pub beta_end: f32,
+    /// Weight of L_orth, which keeps the hyperplanes apart so that bits do
+    /// not repeat each other.
     pub orth_weight: f32,
+    /// Weight of L_bal, which keeps each bit set for about half the texts: a
+    /// bit that is always set says nothing.
     pub balance_weight: f32,
+    /// Weight of the L2 penalty on `W`.
     pub l2_weight: f32,
+    /// Seeds the starting hyperplanes and the minibatches: the same seed and
+    /// embeddings give the same projection.
     pub seed: u64,
 }
 
@@ -60,9 +75,13 @@ impl Default for TrainConfig {
 /// Loss terms of one step (for the training log).
 #[derive(Clone, Copy, Debug, Default, Serialize)]
 pub struct Losses {
+    /// L_sim of the signs: of the codes as they will be, not of the relaxation.
     pub sim: f32,
+    /// L_orth, unweighted.
     pub orth: f32,
+    /// L_bal, unweighted.
     pub balance: f32,
+    /// The weighted sum of the terms and the L2 penalty (with L_sim of the signs).
     pub total: f32,
 }
 
@@ -308,6 +327,7 @@ pub struct CodeQuality {
     /// Share of the true pairs whose partner is among the `budget` nearest
     /// codes of the query (of all candidate partners).
     pub recall_at_budget: f64,
+    /// How many nearest codes `recall_at_budget` looks among.
     pub budget: usize,
 }
 

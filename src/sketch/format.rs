@@ -24,7 +24,10 @@ use super::Signature;
 use crate::util::bytes::Reader;
 use crate::{Error, Result};
 
+/// The first four bytes of every encoded signature.
 pub const MAGIC: [u8; 4] = *b"SHSG";
+/// The format version this build writes; it reads no other. It is also part
+/// of every configuration's fingerprint.
 pub const VERSION: u16 = 1;
 const HEADER: usize = 28;
 /// Flag bit: the payload ends with a semantic part.
@@ -41,6 +44,8 @@ impl std::fmt::Display for Fingerprint {
 }
 
 impl Fingerprint {
+    /// The fingerprint its `Display` wrote: 32 hex digits. `None` for
+    /// anything else.
     pub fn parse_hex(s: &str) -> Option<Self> {
         if s.len() != 32 {
             return None;
@@ -90,6 +95,18 @@ impl Signature {
 
     /// Decodes a signature, refusing one made under another fingerprint.
     /// `context` names the signature in errors (a store path, a record number).
+    /// Returns the signature and the bytes it took, so that signatures can be
+    /// read back to back.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BadMagic`] when the bytes are not a signature,
+    /// [`Error::UnsupportedVersion`] for another format version,
+    /// [`Error::FingerprintMismatch`] when another configuration or model
+    /// made it, and [`Error::Corrupted`] when it is truncated, fails its
+    /// checksum, has unknown flags, or its payload disagrees with its length.
+    /// The checksum is checked before the fingerprint, so a damaged
+    /// fingerprint reads as damage.
     pub fn from_bytes(bytes: &[u8], expected: Fingerprint, context: &str) -> Result<(Signature, usize)> {
         let ctx = || context.to_owned();
         if bytes.len() < 4 || bytes[..4] != MAGIC {

@@ -74,6 +74,7 @@ impl Default for SketchConfig {
 /// The signature of one document. See the module docs for each part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Signature {
+    /// xxh3-128 of the normalized text: equal keys, equal texts.
     pub exact: u128,
     /// Characters of the normalized text.
     pub char_len: u32,
@@ -81,7 +82,11 @@ pub struct Signature {
     pub word_len: u32,
     /// Share of the document's distinct shingles that are boilerplate.
     pub boilerplate_share: f32,
+    /// MinHash of the character n-grams; empty for a text longer than
+    /// `char_max_chars`, where character similarity does not decide.
     pub char_minhash: Vec<u32>,
+    /// ICWS samples of the weighted word shingles; empty for a text with no
+    /// words.
     pub weighted_minhash: Vec<u32>,
     /// Sorted, distinct; the lowest bit is set on boilerplate samples.
     pub passages: Vec<u32>,
@@ -95,6 +100,7 @@ pub struct Signature {
 pub struct Shingles(pub Vec<u64>);
 
 impl Shingles {
+    /// Sorts `hashes` and drops the repeats.
     pub fn from_unsorted(mut hashes: Vec<u64>) -> Self {
         hashes.sort_unstable();
         hashes.dedup();
@@ -106,7 +112,9 @@ impl Shingles {
 /// batch keeps between counting document frequencies and signing.
 #[derive(Clone, Debug)]
 pub struct Prepared {
+    /// The exact key: xxh3-128 of the normalized text.
     pub exact: u128,
+    /// The normalized text.
     pub normalized: String,
     /// Words of the normalized text.
     pub words: u32,
@@ -141,6 +149,8 @@ pub struct Signer {
 }
 
 impl Signer {
+    /// A signer for `config`, on the fastest kernel this CPU runs, with every
+    /// token equally important.
     pub fn new(config: &SketchConfig) -> Self {
         Signer {
             config: config.clone(),
@@ -168,6 +178,7 @@ impl Signer {
         self
     }
 
+    /// The sketch configuration it signs with.
     pub fn config(&self) -> &SketchConfig {
         &self.config
     }

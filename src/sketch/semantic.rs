@@ -13,6 +13,8 @@ pub struct SemanticSketch {
 }
 
 impl SemanticSketch {
+    /// The sketch of an embedding whose code is computed already: keeps the
+    /// code and quantizes the embedding to int8.
     pub fn new(code: Vec<u64>, embedding: &[f32]) -> Self {
         SemanticSketch { code, embedding: quantize(embedding) }
     }

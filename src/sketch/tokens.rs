@@ -12,8 +12,11 @@ const WORD_SEED: u64 = 0x5348_574f_5244_0001; // "SHWORD"
 /// A word of normalized text: its byte span and its hash.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Word {
+    /// Byte offset of its first byte in the text.
     pub start: u32,
+    /// Byte offset just past its last byte.
     pub end: u32,
+    /// Hash of its bytes: shingles are made from these, never from the text.
     pub hash: u64,
 }
 

@@ -224,6 +224,15 @@ impl CorpusStats {
 
     /// Reads statistics written by [`CorpusStats::encode`], refusing those of
     /// another configuration, format or a damaged copy. `context` names them in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupted`](crate::Error::Corrupted) when the bytes are not
+    /// statistics, fail their checksum or do not parse;
+    /// [`Error::UnsupportedVersion`](crate::Error::UnsupportedVersion) for
+    /// another format version; and
+    /// [`Error::FingerprintMismatch`](crate::Error::FingerprintMismatch) when
+    /// they were counted under another configuration.
     pub fn decode(bytes: &[u8], fingerprint: Fingerprint, config: &WeightConfig, context: &str) -> crate::Result<Self> {
         let corrupted = |detail: &str| crate::Error::Corrupted { context: context.to_owned(), detail: detail.into() };
         if bytes.len() < 30 || bytes[..4] != STATS_MAGIC {

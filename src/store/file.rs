@@ -56,6 +56,17 @@ struct Meta {
 impl FileStore {
     /// Opens the store in `dir` for reading, creating it if missing. A store
     /// made under another configuration or format is refused.
+    ///
+    /// The log is read later, by the [`Incremental`](super::Incremental)
+    /// that loads it. A store opened this way refuses to commit.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Io`] when the directory cannot be created or `meta.json`
+    /// read or written; [`Error::Corrupted`] when `meta.json` is not a
+    /// semhash store's; [`Error::UnsupportedVersion`] for another store
+    /// format; [`Error::FingerprintMismatch`] when the store was made under
+    /// another configuration or model.
     pub fn open(dir: impl AsRef<Path>, fingerprint: Fingerprint) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| Error::io(format!("store {}: cannot create", dir.display()), e))?;
@@ -64,6 +75,12 @@ impl FileStore {
 
     /// Opens the store in `dir` for writing, creating it if missing: waits
     /// up to `wait` for another writer to finish, then fails naming it.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Locked`] when another process still holds the writer's lock
+    /// after `wait`, [`Error::Io`] when the lock cannot be taken, and
+    /// everything [`FileStore::open`] refuses.
     pub fn open_writer(dir: impl AsRef<Path>, fingerprint: Fingerprint, wait: Duration) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
         fs::create_dir_all(&dir).map_err(|e| Error::io(format!("store {}: cannot create", dir.display()), e))?;

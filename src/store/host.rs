@@ -17,6 +17,7 @@ use crate::Result;
 pub struct Commit {
     /// `(id, signature bytes)` of each added document.
     pub added: Vec<(String, Vec<u8>)>,
+    /// Ids of the documents removed.
     pub removed: Vec<String>,
     /// The corpus statistics after the batch (replace the stored ones).
     pub stats: Vec<u8>,

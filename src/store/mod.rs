@@ -51,13 +51,47 @@ impl SignatureStore for MemoryStore {
 /// A stored document that matched a query.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Match {
+    /// The stored document's id.
     pub id: String,
     /// Relation of the query document to this one.
     pub relation: Relation,
+    /// The verdict's score: what orders the matches.
     pub score: f32,
 }
 
 /// Incremental de-duplication over a store.
+///
+/// Documents are added in batches and kept as signatures only (no texts);
+/// a query signs a new text under the statistics of everything added so
+/// far and asks the index for its candidates, so it costs one signature and
+/// a verdict per candidate, not a pass over the store.
+///
+/// ```rust
+/// use semhash::store::{Incremental, MemoryStore};
+/// use semhash::{Config, Deduper, Document};
+///
+/// let article = "The river flooded the lower town after three days of heavy rain, and the old \
+///                stone bridge was closed to all traffic while engineers inspected its arches.";
+/// let doc = |id: &str, text: &str| Document { id: id.into(), text: text.into() };
+///
+/// let mut store = Incremental::open(Deduper::new(Config::default())?, MemoryStore)?;
+/// store.add(&[
+///     doc("flood", article),
+///     doc("linker", "Linkers join object files and libraries into one executable program."),
+/// ])?;
+///
+/// // A later, lightly edited copy is found; querying does not add it.
+/// let edited = article.replace("heavy rain", "rain").to_uppercase();
+/// let matches = store.query(&edited)?;
+/// assert_eq!(matches[0].id, "flood");
+/// assert!(matches[0].relation.is_duplicate());
+/// assert_eq!(store.len(), 2);
+///
+/// // A new text matches nothing; ids are unique.
+/// assert!(store.query("Bread rises because yeast makes carbon dioxide.")?.is_empty());
+/// assert!(store.add(&[doc("flood", "another text")]).is_err());
+/// # Ok::<(), semhash::Error>(())
+/// ```
 pub struct Incremental<S: SignatureStore> {
     deduper: Deduper,
     store: S,
@@ -67,6 +101,13 @@ pub struct Incremental<S: SignatureStore> {
 
 impl<S: SignatureStore> Incremental<S> {
     /// Opens a store and indexes what it holds.
+    ///
+    /// # Errors
+    ///
+    /// What the store's [`SignatureStore::load`] refuses: for a
+    /// [`FileStore`], signatures or statistics made under another
+    /// configuration ([`Error::FingerprintMismatch`]), another format
+    /// version, a damaged log, or an I/O error.
     pub fn open(deduper: Deduper, mut store: S) -> Result<Self> {
         let (docs, stats) = store.load(&deduper)?;
         let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights));
@@ -77,18 +118,22 @@ impl<S: SignatureStore> Incremental<S> {
         Ok(Incremental { deduper, store, index, stats })
     }
 
+    /// Documents stored now.
     pub fn len(&self) -> usize {
         self.index.len()
     }
 
+    /// Whether no document is stored.
     pub fn is_empty(&self) -> bool {
         self.index.is_empty()
     }
 
+    /// Whether a document with this id is stored.
     pub fn contains(&self, id: &str) -> bool {
         self.index.contains(id)
     }
 
+    /// The pipeline that signs and decides.
     pub fn deduper(&self) -> &Deduper {
         &self.deduper
     }
@@ -98,6 +143,7 @@ impl<S: SignatureStore> Incremental<S> {
         &mut self.deduper
     }
 
+    /// The store underneath: a [`HostStore`]'s commits are taken from here.
     pub fn store_mut(&mut self) -> &mut S {
         &mut self.store
     }
@@ -106,6 +152,14 @@ impl<S: SignatureStore> Incremental<S> {
     /// signed (short ones embedded too, with a semantic stage), indexed and
     /// committed together. Ids already stored, or repeated
     /// within the batch, are an error and nothing is added.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] for an id already stored or repeated in the batch,
+    /// or a text [`Deduper::check`] refuses (empty, or over the size limit);
+    /// the semantic stage's error; the store's commit error (I/O, a
+    /// [`FileStore`] opened for reading). The index and the statistics are
+    /// unchanged after any of them.
     pub fn add(&mut self, docs: &[Document]) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for d in docs {
@@ -131,6 +185,11 @@ impl<S: SignatureStore> Incremental<S> {
     }
 
     /// The signature of `text` under the current statistics (not indexed).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Input`] for a text [`Deduper::check`] refuses, and the
+    /// semantic stage's error.
     pub fn sign(&self, text: &str) -> Result<Signature> {
         self.deduper.check(text)?;
         let mut sig = [self.deduper.signer().sign(&self.deduper.prepare(text), &self.stats)];
@@ -140,6 +199,10 @@ impl<S: SignatureStore> Incremental<S> {
     }
 
     /// Stored documents that `text` duplicates, strongest first. Does not add it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Incremental::sign`].
     pub fn query(&self, text: &str) -> Result<Vec<Match>> {
         let sig = self.sign(text)?;
         let mut matches: Vec<Match> = self
@@ -160,6 +223,10 @@ impl<S: SignatureStore> Incremental<S> {
     }
 
     /// Removes documents by id, in one commit; returns which ids were present.
+    ///
+    /// # Errors
+    ///
+    /// The store's commit error; nothing is removed then.
     pub fn remove(&mut self, ids: &[String]) -> Result<Vec<bool>> {
         let present: Vec<bool> = ids.iter().map(|id| self.index.contains(id)).collect();
         let removed: Vec<String> = ids.iter().zip(&present).filter(|(_, &p)| p).map(|(id, _)| id.clone()).collect();

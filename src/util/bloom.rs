@@ -46,12 +46,22 @@ impl Bloom {
         self.positions(key).all(|p| self.bits[p / 64] & (1u64 << (p % 64)) != 0)
     }
 
+    /// Appends the filter to `out` (hash count, word count, the words; all
+    /// little-endian), as [`Bloom::from_bytes`] reads it.
     pub fn to_bytes(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&self.hashes.to_le_bytes());
         out.extend_from_slice(&(self.bits.len() as u64).to_le_bytes());
         self.bits.iter().for_each(|w| out.extend_from_slice(&w.to_le_bytes()));
     }
 
+    /// Reads a filter written by [`Bloom::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupted`](crate::Error::Corrupted) when the bytes end
+    /// early or the header cannot be a filter's: no words, a word count
+    /// that is not a power of two (positions are masked, not divided), or 0
+    /// or more than 32 hashes.
     pub fn from_bytes(r: &mut crate::util::bytes::Reader<'_>) -> Result<Self, crate::Error> {
         let hashes = r.u32()?;
         let words = r.u64()? as usize;
@@ -95,6 +105,8 @@ impl GrowingBloom {
         false
     }
 
+    /// Appends the filter to `out` (layer count, then each layer's key
+    /// count, capacity and filter), as [`GrowingBloom::from_bytes`] reads it.
     pub fn to_bytes(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(&(self.layers.len() as u32).to_le_bytes());
         for (bloom, count, capacity) in &self.layers {
@@ -104,6 +116,13 @@ impl GrowingBloom {
         }
     }
 
+    /// Reads a filter written by [`GrowingBloom::to_bytes`].
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Corrupted`](crate::Error::Corrupted) when the bytes end
+    /// early, the layer count is 0 or over 64 (each layer doubles, so 64 is
+    /// already beyond any real store), or a layer is not a filter.
     pub fn from_bytes(r: &mut crate::util::bytes::Reader<'_>) -> Result<Self, crate::Error> {
         let n = r.u32()?;
         if n == 0 || n > 64 {

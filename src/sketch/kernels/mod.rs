@@ -113,24 +113,34 @@ impl Kernel {
 
 /// Per-sampler seeds of the four hashes behind the ICWS random variables.
 #[derive(Clone, Debug)]
+///
+/// Kept as four columns, one value per sampler, so that the loop over the
+/// samplers reads contiguous slices, which LLVM vectorises.
 pub struct IcwsSeeds {
+    /// First hash of `r ~ Gamma(2, 1)`.
     pub r1: Vec<u32>,
+    /// Second hash of `r`.
     pub r2: Vec<u32>,
+    /// First hash of `c ~ Gamma(2, 1)`.
     pub c1: Vec<u32>,
+    /// Second hash of `c`. `β` comes from the low bytes of all four.
     pub c2: Vec<u32>,
 }
 
 impl IcwsSeeds {
+    /// Seeds for `k` samplers, all drawn from `seed`.
     pub fn new(seed: u64, k: usize) -> Self {
         let all = crate::util::hash::seeds(seed, 4 * k);
         let part = |i: usize| all[i * k..(i + 1) * k].to_vec();
         IcwsSeeds { r1: part(0), r2: part(1), c1: part(2), c2: part(3) }
     }
 
+    /// The number of samplers.
     pub fn len(&self) -> usize {
         self.r1.len()
     }
 
+    /// Whether there are no samplers.
     pub fn is_empty(&self) -> bool {
         self.r1.is_empty()
     }
@@ -140,13 +150,16 @@ impl IcwsSeeds {
 /// and the element and quantised weight `t` that produced it.
 #[derive(Clone, Debug)]
 pub struct IcwsState {
+    /// The smallest `ln a` each sampler has seen (infinity before any element).
     pub ln_a: Vec<f32>,
     /// An integer, kept as `f32` (exactly) so the loop needs no conversion.
     pub t: Vec<f32>,
+    /// The element (its 32-bit key) that gave each minimum.
     pub key: Vec<u32>,
 }
 
 impl IcwsState {
+    /// The state of `k` samplers before any element: every minimum infinite.
     pub fn new(k: usize) -> Self {
         IcwsState { ln_a: vec![f32::INFINITY; k], t: vec![0.0; k], key: vec![0; k] }
     }
