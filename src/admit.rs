@@ -28,7 +28,8 @@ pub enum OnError {
 /// what was wrong with it.
 #[derive(Clone, Debug)]
 pub struct Record {
-    /// Line, row or index, from 1: what an error message points at.
+    /// What an error message points at: a line or row (from 1), an array
+    /// index (from 0, as the caller's language counts).
     pub position: u64,
     /// The id, when the reader found one.
     pub id: Option<String>,

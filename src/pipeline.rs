@@ -185,7 +185,7 @@ impl Deduper {
     ///
     /// As [`Deduper::with_judge`]; the judge is unchanged then.
     pub fn set_judge(&mut self, stage: Option<crate::judge::Stage>) -> Result<()> {
-        if stage.is_some() && !matches!(self.config.decide, crate::decide::DeciderWrapper::Learned(_)) {
+        if stage.is_some() && self.config.decide.probability_threshold().is_none() {
             return Err(Error::Config(
                 "a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold rules state no uncertainty".into(),
             ));
@@ -206,11 +206,9 @@ impl Deduper {
         fallback: Relation,
     ) -> Option<crate::judge::JudgeReport> {
         let stage = self.judge.as_ref()?;
-        // The merged probability decides where the model's own does.
-        let threshold = match &self.config.decide {
-            crate::decide::DeciderWrapper::Learned(d) => d.threshold,
-            crate::decide::DeciderWrapper::Lexical(_) => 0.5,
-        };
+        // The merged probability decides where the model's own does (a
+        // judge is only set beside a decider that states probabilities).
+        let threshold = self.config.decide.probability_threshold()?;
         let uncertain: Vec<crate::judge::Uncertain<'t>> = verdicts
             .iter()
             .enumerate()

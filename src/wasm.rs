@@ -6,6 +6,7 @@
 //! binding) the commit each `add` or `remove` returns. Rust errors become JS
 //! `Error`s with the library's message.
 
+use crate::admit::{Admission, OnError, Record};
 use crate::store::{Commit, HostStore, Incremental};
 use crate::util::{Progress, Silent};
 use crate::{Config, Document, Error};
@@ -302,12 +303,9 @@ impl Deduper {
         let mut verdicts = [verdict];
         let judged = deduper.judge_compared(&mut verdicts, &[(a, b)]).is_some_and(|r| r.calls > 0);
         let [verdict] = verdicts;
-        let out = serde_json::json!({
-            "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,
-            "score": verdict.score, "signals": signals, "judged": judged,
-            "probability": verdict.confidence.map(|c| c.probability),
-            "uncertainty": verdict.confidence.map(|c| c.uncertainty),
-        });
+        let mut out =
+            serde_json::to_value(crate::decide::Comparison::new(&verdict, signals)).expect("a comparison serialises");
+        out["judged"] = judged.into();
         to_js(&out)
     }
 
@@ -315,15 +313,12 @@ impl Deduper {
     /// touched): `{docs, snippets, stats}` as the `semhash dedup` report.
     /// `onProgress(stage, done, total)` is called as it goes.
     pub fn dedup(&self, docs: JsValue, on_progress: Option<js_sys::Function>) -> Result<JsValue, JsError> {
-        let docs = documents(&docs)?;
         let deduper = self.inner.deduper();
-        let mut seen = std::collections::HashSet::new();
-        for (i, d) in docs.iter().enumerate() {
-            if !seen.insert(d.id.as_str()) {
-                return Err(input(format!("document {i}: duplicate id {:?}", d.id)));
-            }
-            deduper.check(&d.text).map_err(|e| input(format!("document {i} (id {:?}): {e}", d.id)))?;
+        let mut admission = Admission::new(deduper, "document", OnError::Fail);
+        for (i, d) in documents(&docs)?.into_iter().enumerate() {
+            admission.offer(Record { position: i as u64, id: Some(d.id), text: Ok(d.text) }).map_err(fail)?;
         }
+        let docs = admission.docs;
         let outcome = match on_progress {
             Some(callback) => {
                 deduper.dedup(&docs, &JsProgress { callback, stage: "".into(), done: 0.into(), total: 0.into() })
@@ -347,6 +342,9 @@ pub struct SemanticModel {
 #[cfg(feature = "encoder")]
 #[wasm_bindgen]
 impl SemanticModel {
+    /// The model from its three files' bytes (as `loadModel` fetches them):
+    /// the student ONNX, its tokenizer and the hyperplanes. Refused when
+    /// they do not load or do not fit together.
     #[wasm_bindgen(constructor)]
     pub fn new(onnx: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
         let stage =

@@ -415,6 +415,10 @@ impl Decider for LearnedBoundary {
     fn min_samples(&self) -> usize {
         self.min_samples as usize
     }
+
+    fn probability_threshold(&self) -> Option<f32> {
+        Some(self.threshold)
+    }
 }
 
 #[cfg(test)]

@@ -151,6 +151,10 @@ impl Decider for LexicalRules {
     fn min_samples(&self) -> usize {
         self.min_samples as usize
     }
+
+    fn probability_threshold(&self) -> Option<f32> {
+        None
+    }
 }
 
 #[cfg(test)]

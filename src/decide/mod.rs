@@ -64,6 +64,40 @@ impl Relation {
     }
 }
 
+/// A verdict on one pair as every face reports it (`semhash compare`, the
+/// wasm module's and the Python package's `compare`): whether it is a
+/// duplicate, the relation and score, a learned decider's probability and
+/// uncertainty, and the signals that decided.
+#[derive(Clone, Debug, Serialize)]
+pub struct Comparison {
+    /// Whether the relation is a duplicate one.
+    pub duplicate: bool,
+    /// How the first text relates to the second.
+    pub relation: Relation,
+    /// The verdict's score ([`Verdict::score`]).
+    pub score: f32,
+    /// A learned decider's probability of duplicate (`null` for the rules).
+    pub probability: Option<f32>,
+    /// A learned decider's uncertainty (`null` for the rules).
+    pub uncertainty: Option<f32>,
+    /// What was measured of the pair.
+    pub signals: PairSignals,
+}
+
+impl Comparison {
+    /// The report of `verdict`, reached on `signals`.
+    pub fn new(verdict: &Verdict, signals: PairSignals) -> Self {
+        Comparison {
+            duplicate: verdict.relation.is_duplicate(),
+            relation: verdict.relation,
+            score: verdict.score,
+            probability: verdict.confidence.map(|c| c.probability),
+            uncertainty: verdict.confidence.map(|c| c.uncertainty),
+            signals,
+        }
+    }
+}
+
 /// The outcome of comparing two documents.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
@@ -212,6 +246,10 @@ pub trait Decider: Send + Sync {
     fn blocking(&self) -> Blocking;
     /// Minimum passage samples for a containment estimate.
     fn min_samples(&self) -> usize;
+    /// The probability of duplicate at which a verdict is one, for a decider
+    /// that states probabilities (a judge's merged opinion decides there);
+    /// `None` for one that states none.
+    fn probability_threshold(&self) -> Option<f32>;
 }
 
 /// Any decider, as it appears in a [`Config`](crate::Config).
@@ -252,6 +290,13 @@ impl Decider for DeciderWrapper {
         match self {
             DeciderWrapper::Lexical(d) => d.min_samples(),
             DeciderWrapper::Learned(d) => d.min_samples(),
+        }
+    }
+
+    fn probability_threshold(&self) -> Option<f32> {
+        match self {
+            DeciderWrapper::Lexical(d) => d.probability_threshold(),
+            DeciderWrapper::Learned(d) => d.probability_threshold(),
         }
     }
 }

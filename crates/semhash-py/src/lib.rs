@@ -12,6 +12,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use semhash::admit::{Admission, OnError, Record};
+use semhash::decide::Comparison;
 use semhash::store::{FileStore, Incremental};
 use semhash::util::Silent;
 use semhash::{Config, Deduper, Error};
@@ -104,11 +105,7 @@ fn compare(a: &str, b: &str, config: Option<&str>) -> PyResult<String> {
         deduper.check(text).map_err(py_error)?;
     }
     let (verdict, signals) = deduper.compare(&[(a, b)]).map_err(py_error)?.remove(0);
-    let out = serde_json::json!({
-        "duplicate": verdict.relation.is_duplicate(), "relation": verdict.relation,
-        "score": verdict.score, "signals": signals,
-    });
-    Ok(out.to_string())
+    Ok(serde_json::to_string(&Comparison::new(&verdict, signals)).expect("a comparison serialises"))
 }
 
 /// Signatures kept in a store directory, added to and queried over time.

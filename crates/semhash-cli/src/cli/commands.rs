@@ -349,11 +349,10 @@ fn compare(args: CompareArgs) -> Result<()> {
     if let Some(report) = &judged {
         eprintln!("semhash: {}", judge_summary(&report.into()));
     }
-    let lines = pairs.iter().zip(&results).map(|(p, (v, s))| {
-        json!({
-            "line": p.line, "id": p.id, "duplicate": v.relation.is_duplicate(), "relation": v.relation,
-            "score": v.score, "signals": s,
-        })
+    let lines = pairs.iter().zip(results).map(|(p, (v, s))| {
+        let mut line = json!(semhash::decide::Comparison::new(&v, s));
+        (line["line"], line["id"]) = (p.line.into(), p.id.clone().unwrap_or(Value::Null));
+        line
     });
     let out = args.output.output.as_deref();
     if format_of(args.output.output_format, out) == Format::Parquet {
