@@ -11,8 +11,9 @@
 //! its [`Fingerprint`]; signatures made under another fingerprint are refused.
 //! Blocking, decision and reporting knobs can change from run to run.
 
-use crate::decide::{DeciderWrapper, SnippetConfig};
+use crate::decide::{Decider, DeciderWrapper, SnippetConfig};
 use crate::index::IndexConfig;
+use crate::judge::JudgeConfig;
 use crate::normalize::Normalizers;
 use crate::sketch::{format, Fingerprint, SketchConfig, WeightConfig};
 use crate::{Error, Result};
@@ -37,6 +38,11 @@ pub struct Config {
     pub decide: DeciderWrapper,
     /// When a shared passage is reported as a viral snippet.
     pub snippets: SnippetConfig,
+    /// The judge asked about the verdicts the learned boundary is unsure
+    /// of, and how much of it a run may use; `None`: no judge. The judge
+    /// itself (model files, an endpoint, a callback) is the caller's to
+    /// supply ([`JudgeConfig::stage`]).
+    pub judge: Option<JudgeConfig>,
     /// What input is accepted.
     pub limits: Limits,
 }
@@ -93,6 +99,12 @@ impl Config {
         }
         if !(self.weights.boilerplate_discount > 0.0 && self.weights.boilerplate_discount <= 1.0) {
             return bad("weights.boilerplate_discount must be in (0, 1]");
+        }
+        if let Some(judge) = &self.judge {
+            judge.validate()?;
+            if self.decide.probability_threshold().is_none() {
+                return bad("a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold rules state no uncertainty");
+            }
         }
         let d = match &self.decide {
             DeciderWrapper::Lexical(d) => d,

@@ -275,8 +275,9 @@ impl Deduper {
     /// A judge for the pairs a learned boundary (config `decide.type`
     /// "learned") is unsure of, in `dedup` and `compare`: a synchronous
     /// `(pairs: {a, b, p}[]) => {duplicate, confidence, relation?}[]`, asked
-    /// about verdicts with uncertainty >= `band` (default 0.5), at most
-    /// `budget` (default 0.01) of the candidate pairs. `null` removes it.
+    /// about verdicts with uncertainty >= `band`, at most `budget` of the
+    /// candidate pairs (defaults: [`crate::judge::JudgeConfig`]'s; checked as
+    /// the command checks them). `null` removes it.
     #[wasm_bindgen(js_name = setJudge)]
     pub fn set_judge(
         &mut self,
@@ -284,11 +285,11 @@ impl Deduper {
         budget: Option<f64>,
         band: Option<f32>,
     ) -> Result<(), JsError> {
-        let stage = callback.map(|f| crate::judge::Stage {
-            judge: Box::new(JsJudge(f)),
-            budget: crate::judge::Budget { fraction: budget.unwrap_or(0.01), max_calls: None },
-            band: band.unwrap_or(0.5),
-        });
+        let mut config = crate::judge::JudgeConfig::default();
+        config.budget.fraction = budget.unwrap_or(config.budget.fraction);
+        config.band = band.unwrap_or(config.band);
+        config.validate().map_err(fail)?;
+        let stage = callback.map(|f| config.stage(Box::new(JsJudge(f))));
         self.inner.deduper_mut().set_judge(stage).map_err(fail)
     }
 

@@ -373,14 +373,56 @@ impl Default for JudgeWrapper {
     }
 }
 
-/// The judge stage: which judge and how much of it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// The judge stage: which judge and how much of it (`judge` in a
+/// [`Config`](crate::Config); the defaults are stated here only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct JudgeConfig {
     /// Which judge, with its knobs.
     pub judge: JudgeWrapper,
     /// How many calls a run may make, and on which pairs.
     pub budget: Budget,
+    /// Verdicts at least this uncertain are offered ([`Stage::band`]).
+    pub band: f32,
+}
+
+impl Default for JudgeConfig {
+    fn default() -> Self {
+        JudgeConfig { judge: JudgeWrapper::default(), budget: Budget::default(), band: 0.5 }
+    }
+}
+
+impl JudgeConfig {
+    /// Checks the values a JSON schema cannot.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`](crate::Error::Config) naming the first bad value:
+    /// a budget or band outside [0, 1], an endpoint's timeout of 0 or
+    /// concurrency of 0.
+    pub fn validate(&self) -> crate::Result<()> {
+        let bad = |m: String| Err(crate::Error::Config(m));
+        if !(0.0..=1.0).contains(&self.budget.fraction) {
+            return bad(format!("judge.budget.fraction must be in [0, 1], got {}", self.budget.fraction));
+        }
+        if !(0.0..=1.0).contains(&self.band) {
+            return bad(format!("judge.band must be in [0, 1], got {}", self.band));
+        }
+        if let JudgeWrapper::Endpoint(e) = &self.judge {
+            if e.timeout_ms == 0 {
+                return bad("judge.judge.timeout_ms must be at least 1".into());
+            }
+            if e.concurrency == 0 {
+                return bad("judge.judge.concurrency must be at least 1".into());
+            }
+        }
+        Ok(())
+    }
+
+    /// The stage that asks `judge` under this budget and band.
+    pub fn stage(&self, judge: Box<dyn Judge>) -> Stage {
+        Stage { judge, budget: self.budget.clone(), band: self.band }
+    }
 }
 
 /// Knobs of [`Aligner`].
@@ -593,10 +635,16 @@ mod tests {
 
     #[test]
     fn config_round_trips_and_rejects_typos() {
-        let config =
-            JudgeConfig { judge: JudgeWrapper::Endpoint(EndpointConfig::default()), budget: Budget::default() };
+        let config = JudgeConfig { judge: JudgeWrapper::Endpoint(EndpointConfig::default()), ..Default::default() };
         let json = serde_json::to_string(&config).unwrap();
         assert_eq!(serde_json::from_str::<JudgeConfig>(&json).unwrap(), config);
+        assert!(config.validate().is_ok());
+        for bad in [
+            JudgeConfig { band: 1.5, ..config.clone() },
+            JudgeConfig { budget: Budget { fraction: -0.1, max_calls: None }, ..config.clone() },
+        ] {
+            assert!(bad.validate().is_err(), "{bad:?}");
+        }
         assert!(serde_json::from_str::<JudgeConfig>(r#"{"budget": {"fractoin": 0.1}}"#).is_err());
         let local: JudgeConfig = serde_json::from_str(r#"{"judge": {"type": "local"}}"#).unwrap();
         assert_eq!(local.judge, JudgeWrapper::Local(AlignConfig::default()));

@@ -444,7 +444,23 @@ fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
 
     let o = run(&["--judge", "--judge-budget", "2"]);
-    assert!(stderr(&o).contains("--judge-budget must be in [0, 1]"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("judge.budget.fraction must be in [0, 1], got 2"), "{}", stderr(&o));
+
+    // The judge is part of the configuration: `semhash config` prints it and a
+    // config file holding it asks for it without the flag.
+    let o = semhash(&["config", "--boundary", boundary, "--judge", "endpoint", "--judge-budget", "0.05"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(printed["judge"]["judge"]["type"], "endpoint");
+    assert_eq!(printed["judge"]["budget"]["fraction"], 0.05);
+    let replay = dir.path().join("judged.json");
+    let mut local = printed.clone();
+    local["judge"]["judge"] = json!({"type": "local"});
+    local["judge"]["band"] = json!(0.0);
+    local["judge"]["budget"]["fraction"] = json!(1.0);
+    std::fs::write(&replay, local.to_string()).unwrap();
+    let o = semhash(&["compare", pairs.to_str().unwrap(), "--config", replay.to_str().unwrap(), "--models", models]);
+    assert!(stderr(&o).contains("judge local: 2 calls for 2 candidate pairs"), "{}", stderr(&o));
     let o = semhash(&["dedup", SAMPLE, "--judge"]);
     assert!(!o.status.success() && stderr(&o).contains("needs the learned boundary"), "{}", stderr(&o));
     let store = dir.path().join("store");

@@ -6,6 +6,7 @@ use crate::io::{self, jsonl, Format, InputOptions, Loaded};
 use semhash::admit::{Admission, OnError, Record};
 use semhash::decide::{Decider, PairSignals, Verdict};
 use semhash::eval::{cluster_metrics, snippets_found, PairMetrics};
+use semhash::judge::{JudgeConfig, JudgeWrapper};
 use semhash::store::{FileStore, Incremental};
 use semhash::{Config, Deduper, Document, Error, Result};
 use serde::Serialize;
@@ -76,6 +77,13 @@ fn pipeline(args: &PipelineArgs) -> Result<Config> {
     if let Some(n) = args.max_doc_bytes {
         config.limits.max_doc_bytes = n;
     }
+    if let Some(kind) = args.judge {
+        let judge = config.judge.get_or_insert_with(Default::default);
+        judge_kind(judge, kind);
+    }
+    if let Some(judge) = &mut config.judge {
+        judge_flags(judge, &args.judge_options)?;
+    }
     config.validate()?;
     threads(&args.threads)?;
     Ok(config)
@@ -121,67 +129,75 @@ impl ModelFiles {
     }
 }
 
-/// The judge the flags ask for.
+/// `judge` set to a judge of `kind` (kept as it is when already of that kind:
+/// the configuration file's knobs stay).
+fn judge_kind(judge: &mut JudgeConfig, kind: JudgeKindArg) {
+    match (kind, &judge.judge) {
+        (JudgeKindArg::Local, JudgeWrapper::Local(_)) | (JudgeKindArg::Endpoint, JudgeWrapper::Endpoint(_)) => {}
+        (JudgeKindArg::Local, _) => judge.judge = JudgeWrapper::Local(Default::default()),
+        (JudgeKindArg::Endpoint, _) => judge.judge = JudgeWrapper::Endpoint(Default::default()),
+    }
+}
+
+/// The `--judge-*` flags over a judge's configuration (checked with it:
+/// [`JudgeConfig::validate`]).
+fn judge_flags(judge: &mut JudgeConfig, o: &JudgeOptions) -> Result<()> {
+    if let Some(f) = o.judge_budget {
+        judge.budget.fraction = f;
+    }
+    if let Some(band) = o.judge_band {
+        judge.band = band;
+    }
+    if let JudgeWrapper::Endpoint(e) = &mut judge.judge {
+        if let Some(url) = &o.judge_url {
+            e.url.clone_from(url);
+        }
+        if let Some(model) = &o.judge_model {
+            e.model.clone_from(model);
+        }
+        if let Some(seconds) = o.judge_timeout {
+            if !(seconds > 0.0 && seconds.is_finite()) {
+                return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
+            }
+            e.timeout_ms = (seconds * 1e3).ceil() as u64;
+        }
+        if let Some(n) = o.judge_retries {
+            e.retries = n;
+        }
+        if let Some(n) = o.judge_concurrency {
+            e.concurrency = n;
+        }
+    }
+    Ok(())
+}
+
+/// The judge a configuration names; `encoder` gives the local judge's.
 fn build_judge(
-    kind: JudgeKindArg,
-    o: &JudgeOptions,
+    judge: &JudgeWrapper,
     encoder: impl FnOnce() -> Result<semhash::encoder::Encoder>,
 ) -> Result<Box<dyn semhash::judge::Judge>> {
-    use semhash::judge::{AlignConfig, Aligner, Endpoint, EndpointConfig};
-    Ok(match kind {
-        JudgeKindArg::Local => Box::new(Aligner::new(std::sync::Arc::new(encoder()?), AlignConfig::default())),
-        JudgeKindArg::Endpoint => {
-            let mut config = EndpointConfig::default();
-            if let Some(url) = &o.judge_url {
-                config.url.clone_from(url);
-            }
-            if let Some(model) = &o.judge_model {
-                config.model.clone_from(model);
-            }
-            if let Some(seconds) = o.judge_timeout {
-                if seconds.is_nan() || seconds <= 0.0 {
-                    return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
-                }
-                config.timeout_ms = (seconds * 1e3).ceil() as u64;
-            }
-            if let Some(n) = o.judge_retries {
-                config.retries = n;
-            }
-            if let Some(n) = o.judge_concurrency {
-                config.concurrency = n;
-            }
-            Box::new(Endpoint::new(config)?)
-        }
+    use semhash::judge::{Aligner, Endpoint};
+    Ok(match judge {
+        JudgeWrapper::Local(align) => Box::new(Aligner::new(std::sync::Arc::new(encoder()?), align.clone())),
+        JudgeWrapper::Endpoint(endpoint) => Box::new(Endpoint::new(endpoint.clone())?),
     })
 }
 
-/// The judge stage of a pipeline (`--judge`).
-fn judge_stage(args: &PipelineArgs, files: Option<&ModelFiles>) -> Result<Option<semhash::judge::Stage>> {
-    let Some(kind) = args.judge else { return Ok(None) };
-    let o = &args.judge_options;
-    let mut budget = semhash::judge::Budget::default();
-    if let Some(f) = o.judge_budget {
-        if !(0.0..=1.0).contains(&f) {
-            return Err(Error::Config(format!("--judge-budget must be in [0, 1], got {f}")));
-        }
-        budget.fraction = f;
-    }
-    let band = o.judge_band.unwrap_or(0.5);
-    if !(0.0..=1.0).contains(&band) {
-        return Err(Error::Config(format!("--judge-band must be in [0, 1], got {band}")));
-    }
+/// The judge stage a configuration asks for (its `judge`).
+fn judge_stage(config: &Config, files: Option<&ModelFiles>) -> Result<Option<semhash::judge::Stage>> {
+    let Some(judge) = &config.judge else { return Ok(None) };
     let encoder = || files.expect("model files are read for the local judge").encoder();
-    Ok(Some(semhash::judge::Stage { judge: build_judge(kind, o, encoder)?, budget, band }))
+    Ok(Some(judge.stage(build_judge(&judge.judge, encoder)?)))
 }
 
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
 fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     let config = pipeline(args)?;
     let s = &args.semantic;
-    let files = (s.semantic || s.attention_weights || args.judge == Some(JudgeKindArg::Local))
-        .then(|| ModelFiles::read(&s.models.models))
-        .transpose()?;
-    let judge = judge_stage(args, files.as_ref())?;
+    let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
+    let files =
+        (s.semantic || s.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
+    let judge = judge_stage(&config, files.as_ref())?;
     let mut deduper = Deduper::new(config)?;
     if let Some(stage) = judge {
         deduper = deduper.with_judge(stage)?;
@@ -364,7 +380,11 @@ fn compare(args: CompareArgs) -> Result<()> {
 fn judge(args: JudgeArgs) -> Result<()> {
     use semhash::judge::Pair;
     threads(&args.threads)?;
-    let judge = build_judge(args.judge, &args.options, || ModelFiles::read(&args.models.models)?.encoder())?;
+    let mut config = JudgeConfig::default();
+    judge_kind(&mut config, args.judge);
+    judge_flags(&mut config, &args.options)?;
+    config.validate()?;
+    let judge = build_judge(&config.judge, || ModelFiles::read(&args.models.models)?.encoder())?;
     let pairs = read_pairs(args.input.as_deref(), on_error(&args.on_error), false)?;
     let started = Instant::now();
     let batch: Vec<Pair> = pairs.iter().map(|p| Pair { a: &p.a, b: &p.b, p: 0.5 }).collect();
@@ -395,12 +415,14 @@ fn judge(args: JudgeArgs) -> Result<()> {
 /// Opens the store to read, or to `write` (one writer at a time: waits up
 /// to `--lock-timeout` for another, saying so).
 fn open_store(store: &StoreArg, pipeline_args: &PipelineArgs, write: bool) -> Result<Incremental<FileStore>> {
-    if pipeline_args.judge.is_some() {
+    let deduper = deduper(pipeline_args)?;
+    if deduper.config().judge.is_some() {
         return Err(Error::Config(
-            "--judge works with dedup, compare and eval: a store keeps signatures, not the texts a judge reads".into(),
+            "a judge (--judge, or judge in --config) works with dedup, compare and eval: a store keeps signatures, \
+             not the texts a judge reads"
+                .into(),
         ));
     }
-    let deduper = deduper(pipeline_args)?;
     let fingerprint = deduper.fingerprint();
     let file = if !write {
         FileStore::open(&store.store, fingerprint)?
