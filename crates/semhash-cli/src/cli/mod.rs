@@ -1,7 +1,10 @@
-//! Flags are defined once, in [`args`], with their documentation; each
-//! command wires library calls and adds no logic of its own.
+//! Flags are defined once, in [`args`], with their documentation; [`build`]
+//! turns them into library objects (the configuration, the pipeline, its
+//! judge, a store); each command, one file under [`commands`], wires library
+//! calls and adds no logic of its own.
 
 mod args;
+mod build;
 mod commands;
 mod progress;
 

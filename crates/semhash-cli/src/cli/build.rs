@@ -1,0 +1,224 @@
+//! Flags to library objects, in one place: the configuration a command's
+//! flags describe, the pipeline, its judge and semantic stage, a store.
+
+use super::args::*;
+use super::commands::read_file;
+use semhash::judge::{JudgeConfig, JudgeWrapper};
+use semhash::store::{FileStore, Incremental};
+use semhash::{Config, Deduper, Error, Result};
+use std::path::Path;
+use std::time::Duration;
+
+/// The config from `--config` (or the defaults) with flag overrides, and the thread pool.
+pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Config> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+            Config::from_json(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?
+        }
+        None => Config::default(),
+    };
+    use semhash::decide::{DeciderWrapper, LearnedBoundary};
+    if let Some(path) = &args.boundary {
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let model = LearnedBoundary::from_json(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
+        config.decide = DeciderWrapper::Learned(Box::new(model));
+    }
+    if let Some(t) = args.threshold {
+        config.decide.set_threshold(t);
+    }
+    let rule_flags = [
+        (args.short_threshold, "--short-threshold"),
+        (args.containment_threshold, "--containment-threshold"),
+        (args.semantic.semantic_threshold, "--semantic-threshold"),
+    ];
+    match &mut config.decide {
+        DeciderWrapper::Lexical(rules) => {
+            let [short, containment, semantic] = rule_flags.map(|(v, _)| v);
+            rules.short_threshold = short.unwrap_or(rules.short_threshold);
+            rules.containment_threshold = containment.unwrap_or(rules.containment_threshold);
+            rules.semantic_threshold = semantic.unwrap_or(rules.semantic_threshold);
+        }
+        DeciderWrapper::Learned(_) => {
+            if let Some((_, flag)) = rule_flags.iter().find(|(v, _)| v.is_some()) {
+                return Err(Error::Config(format!(
+                    "{flag} sets a threshold of the rules; a learned boundary has only --threshold"
+                )));
+            }
+        }
+    }
+    if let Some(n) = args.max_doc_bytes {
+        config.limits.max_doc_bytes = n;
+    }
+    if let Some(kind) = args.judge {
+        let judge = config.judge.get_or_insert_with(Default::default);
+        judge_kind(judge, kind);
+    }
+    if let Some(judge) = &mut config.judge {
+        judge_flags(judge, &args.judge_options)?;
+    }
+    config.validate()?;
+    threads(&args.threads)?;
+    Ok(config)
+}
+
+pub(crate) fn threads(flag: &ThreadsArg) -> Result<()> {
+    if let Some(n) = flag.threads {
+        if n == 0 {
+            return Err(Error::Config("--threads must be at least 1".into()));
+        }
+        // Fails only if a pool already exists (tests calling twice): keep that one.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+    }
+    Ok(())
+}
+
+/// The student's two files, read once for whatever uses them.
+pub(crate) struct ModelFiles {
+    pub(crate) onnx: Vec<u8>,
+    pub(crate) tokenizer: Vec<u8>,
+}
+
+impl ModelFiles {
+    pub(crate) fn read(models: &Path) -> Result<Self> {
+        Ok(ModelFiles {
+            onnx: read_file(&models.join("student.onnx"))?,
+            tokenizer: read_file(&models.join("tokenizer.json"))?,
+        })
+    }
+
+    pub(crate) fn encoder(&self) -> Result<semhash::encoder::Encoder> {
+        semhash::encoder::Encoder::from_bytes(&self.onnx, &self.tokenizer, &Default::default())
+    }
+
+    /// The semantic stage: this encoder and the projection file.
+    pub(crate) fn stage(&self, models: &Path, projection: &Path) -> Result<semhash::semantic::Stage> {
+        semhash::encoder::semantic_stage(&self.onnx, &self.tokenizer, &read_file(projection)?, &Default::default())
+            .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", models.display())))
+    }
+}
+
+/// `judge` set to a judge of `kind` (kept as it is when already of that kind:
+/// the configuration file's knobs stay).
+pub(crate) fn judge_kind(judge: &mut JudgeConfig, kind: JudgeKindArg) {
+    match (kind, &judge.judge) {
+        (JudgeKindArg::Local, JudgeWrapper::Local(_)) | (JudgeKindArg::Endpoint, JudgeWrapper::Endpoint(_)) => {}
+        (JudgeKindArg::Local, _) => judge.judge = JudgeWrapper::Local(Default::default()),
+        (JudgeKindArg::Endpoint, _) => judge.judge = JudgeWrapper::Endpoint(Default::default()),
+    }
+}
+
+/// The `--judge-*` flags over a judge's configuration (checked with it:
+/// [`JudgeConfig::validate`]).
+pub(crate) fn judge_flags(judge: &mut JudgeConfig, o: &JudgeOptions) -> Result<()> {
+    if let Some(f) = o.judge_budget {
+        judge.budget.fraction = f;
+    }
+    if let Some(band) = o.judge_band {
+        judge.band = band;
+    }
+    if let JudgeWrapper::Endpoint(e) = &mut judge.judge {
+        if let Some(url) = &o.judge_url {
+            e.url.clone_from(url);
+        }
+        if let Some(model) = &o.judge_model {
+            e.model.clone_from(model);
+        }
+        if let Some(seconds) = o.judge_timeout {
+            if !(seconds > 0.0 && seconds.is_finite()) {
+                return Err(Error::Config(format!("--judge-timeout must be positive, got {seconds}")));
+            }
+            e.timeout_ms = (seconds * 1e3).ceil() as u64;
+        }
+        if let Some(n) = o.judge_retries {
+            e.retries = n;
+        }
+        if let Some(n) = o.judge_concurrency {
+            e.concurrency = n;
+        }
+    }
+    Ok(())
+}
+
+/// The judge a configuration names; `encoder` gives the local judge's.
+pub(crate) fn build_judge(
+    judge: &JudgeWrapper,
+    encoder: impl FnOnce() -> Result<semhash::encoder::Encoder>,
+) -> Result<Box<dyn semhash::judge::Judge>> {
+    use semhash::judge::{Aligner, Endpoint};
+    Ok(match judge {
+        JudgeWrapper::Local(align) => Box::new(Aligner::new(std::sync::Arc::new(encoder()?), align.clone())),
+        JudgeWrapper::Endpoint(endpoint) => Box::new(Endpoint::new(endpoint.clone())?),
+    })
+}
+
+/// The judge stage a configuration asks for (its `judge`).
+pub(crate) fn judge_stage(config: &Config, files: Option<&ModelFiles>) -> Result<Option<semhash::judge::Stage>> {
+    let Some(judge) = &config.judge else { return Ok(None) };
+    let encoder = || files.expect("model files are read for the local judge").encoder();
+    Ok(Some(judge.stage(build_judge(&judge.judge, encoder)?)))
+}
+
+/// The configured pipeline, with the semantic stage and attention weights when asked for.
+pub(crate) fn deduper(args: &PipelineArgs) -> Result<Deduper> {
+    let config = pipeline(args)?;
+    let s = &args.semantic;
+    let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
+    let files =
+        (s.semantic || s.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
+    let judge = judge_stage(&config, files.as_ref())?;
+    let mut deduper = Deduper::new(config)?;
+    if let Some(stage) = judge {
+        deduper = deduper.with_judge(stage)?;
+    }
+    let Some(files) = files.filter(|_| s.semantic || s.attention_weights) else { return Ok(deduper) };
+    if s.attention_weights {
+        let hash = semhash::util::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
+        let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
+        deduper = deduper.with_importance(Box::new(attention), hash);
+    }
+    if !s.semantic {
+        return Ok(deduper);
+    }
+    let projection = s.projection.clone().unwrap_or_else(|| s.models.models.join("sph-128.bin"));
+    Ok(deduper.with_semantic(files.stage(&s.models.models, &projection)?))
+}
+
+/// Opens the store to read, or to `write` (one writer at a time: waits up
+/// to `--lock-timeout` for another, saying so).
+pub(crate) fn open_store(
+    store: &StoreArg,
+    pipeline_args: &PipelineArgs,
+    write: bool,
+) -> Result<Incremental<FileStore>> {
+    let deduper = deduper(pipeline_args)?;
+    if deduper.config().judge.is_some() {
+        return Err(Error::Config(
+            "a judge (--judge, or judge in --config) works with dedup, compare and eval: a store keeps signatures, \
+             not the texts a judge reads"
+                .into(),
+        ));
+    }
+    let fingerprint = deduper.fingerprint();
+    let file = if !write {
+        FileStore::open(&store.store, fingerprint)?
+    } else {
+        match FileStore::open_writer(&store.store, fingerprint, Duration::ZERO) {
+            Err(Error::Locked { holder, .. }) if store.lock_timeout > 0 => {
+                eprintln!(
+                    "semhash: {holder} is writing {}; waiting up to {} s (--lock-timeout)",
+                    store.store.display(),
+                    store.lock_timeout
+                );
+                FileStore::open_writer(&store.store, fingerprint, Duration::from_secs(store.lock_timeout))?
+            }
+            other => other?,
+        }
+    };
+    for w in &file.warnings {
+        eprintln!("semhash: warning: {w}");
+    }
+    Incremental::open(deduper, file)
+}
