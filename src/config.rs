@@ -15,6 +15,7 @@ use crate::decide::{Decider, DeciderWrapper, SnippetConfig};
 use crate::index::IndexConfig;
 use crate::judge::JudgeConfig;
 use crate::normalize::Normalizers;
+use crate::semantic::SemanticConfig;
 use crate::sketch::{format, Fingerprint, SketchConfig, WeightConfig};
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
@@ -36,6 +37,10 @@ pub struct Config {
     /// What decides a candidate pair: the threshold rules or a learned
     /// boundary. Free to change from run to run.
     pub decide: DeciderWrapper,
+    /// Whether the semantic stage runs and the encoder's attention weighs
+    /// shingles. Both change signatures; the model files' hash joins the
+    /// fingerprint when they run ([`crate::Deduper::with_semantic`]).
+    pub semantic: SemanticConfig,
     /// When a shared passage is reported as a viral snippet.
     pub snippets: SnippetConfig,
     /// The judge asked about the verdicts the learned boundary is unsure

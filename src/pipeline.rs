@@ -163,6 +163,7 @@ impl Deduper {
     pub fn with_semantic(mut self, stage: Stage) -> Self {
         self.mix_fingerprint(b"semantic", stage.model_hash);
         self.semantic = Some(stage);
+        self.config.semantic.enabled = true;
         self
     }
 

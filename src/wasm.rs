@@ -203,6 +203,16 @@ impl Deduper {
                 stats = Some(Uint8Array::from(s).to_vec());
             }
         }
+        if config.semantic.attention_weights {
+            return Err(input(
+                "semantic.attention_weights is not offered in the npm package (the semhash command has it)".into(),
+            ));
+        }
+        if config.semantic.enabled && semantic.is_none() {
+            return Err(input(
+                "the configuration asks for the semantic stage (semantic.enabled): open with withSemantic(model), in the full build".into(),
+            ));
+        }
         let mut deduper = crate::Deduper::new(config).map_err(fail)?;
         if let Some(stage) = semantic {
             deduper = deduper.with_semantic(stage);

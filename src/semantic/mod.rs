@@ -21,6 +21,22 @@ pub use projection::Projection;
 
 use crate::sketch::semantic::SemanticSketch;
 use crate::Result;
+use serde::{Deserialize, Serialize};
+
+/// What a pipeline asks of the encoder (`semantic` in a
+/// [`Config`](crate::Config)). The model files are the caller's to supply
+/// ([`crate::Deduper::with_semantic`]): a configuration names what runs,
+/// not where a model lies.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SemanticConfig {
+    /// Run the semantic stage: embed the short texts the lexical stages left
+    /// undecided, index their codes and link paraphrases.
+    pub enabled: bool,
+    /// Weigh word shingles by the encoder's attention as well as IDF (every
+    /// distinct text is encoded before the lexical stages).
+    pub attention_weights: bool,
+}
 
 /// Anything that turns texts into L2-normalised embeddings: the student
 /// encoder natively, or embeddings computed elsewhere.

@@ -50,6 +50,7 @@ test("bad input and another configuration's store are refused with clear errors"
   const other = { ...defaultConfig(), sketch: { ...defaultConfig().sketch, char_ngram: 4 } };
   await assert.rejects(SemHash.open({ config: other, store }), FingerprintMismatch);
   await assert.rejects(SemHash.open({ config: { sketch: { word_ngrams: 3 } } }), /unknown field `word_ngrams`/);
+  await assert.rejects(SemHash.open({ config: { semantic: { enabled: true } } }), /open with withSemantic\(model\)/);
 });
 
 test("dedup gives the native binary's clusters on the sample corpus", async () => {

@@ -396,6 +396,21 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(lines(&out).len(), 174);
 
+    // The semantic stage is part of the configuration: printed, and asked for by a config file.
+    let o = semhash(&["config", "--semantic"]);
+    let printed: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(printed["semantic"], json!({"enabled": true, "attention_weights": false}));
+    let config = dir.path().join("semantic.json");
+    std::fs::write(&config, r#"{"semantic": {"enabled": true}}"#).unwrap();
+    let report = dir.path().join("report.json");
+    let args = ["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--config", config.to_str().unwrap()];
+    let o =
+        semhash(&[&args[..], &["--models", models, "--projection", p, "--report", report.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(report["counts"]["semantic_encoded"].as_u64().unwrap() > 0, "{}", report["counts"]);
+    assert_eq!(report["config"]["semantic"]["enabled"], true);
+
     let o = semhash(&["train-sph", SAMPLE, "-o", p, "--bits", "100", "--models", models]);
     assert!(stderr(&o).contains("--bits must be 64, 128 or 256"), "{}", stderr(&o));
     let o = semhash(&["dedup", SAMPLE, "--semantic", "--models", dir.path().to_str().unwrap()]);

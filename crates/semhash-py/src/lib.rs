@@ -29,6 +29,11 @@ fn py_error(e: Error) -> PyErr {
 
 fn deduper(config: Option<&str>) -> PyResult<Deduper> {
     let config = config.map_or_else(|| Ok(Config::default()), Config::from_json).map_err(py_error)?;
+    if config.semantic.enabled || config.semantic.attention_weights {
+        return Err(SemHashError::new_err(
+            "the semantic stage (semantic in the configuration) is not in the Python package yet: the semhash command has it",
+        ));
+    }
     Deduper::new(config).map_err(py_error)
 }
 

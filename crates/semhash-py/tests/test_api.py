@@ -89,6 +89,8 @@ def test_a_configuration_is_checked_and_used():
         dedup([(1, FOX)], config=config)
     with pytest.raises(SemHashError, match="invalid configuration|unknown field"):
         dedup([(1, FOX)], config={"decide": {"type": "lexical", "no_such_knob": 1}})
+    with pytest.raises(SemHashError, match="semantic stage"):
+        dedup([(1, FOX)], config={"semantic": {"enabled": True}})
 
 
 def test_an_index_keeps_signatures_across_opens(tmp_path):

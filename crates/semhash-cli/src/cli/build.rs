@@ -52,6 +52,8 @@ pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Config> {
     if let Some(n) = args.max_doc_bytes {
         config.limits.max_doc_bytes = n;
     }
+    config.semantic.enabled |= args.semantic.semantic;
+    config.semantic.attention_weights |= args.semantic.attention_weights;
     if let Some(kind) = args.judge {
         let judge = config.judge.get_or_insert_with(Default::default);
         judge_kind(judge, kind);
@@ -164,22 +166,22 @@ pub(crate) fn judge_stage(config: &Config, files: Option<&ModelFiles>) -> Result
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
 pub(crate) fn deduper(args: &PipelineArgs) -> Result<Deduper> {
     let config = pipeline(args)?;
-    let s = &args.semantic;
+    let (s, e) = (&args.semantic, config.semantic.clone());
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
     let files =
-        (s.semantic || s.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
+        (e.enabled || e.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
     let judge = judge_stage(&config, files.as_ref())?;
     let mut deduper = Deduper::new(config)?;
     if let Some(stage) = judge {
         deduper = deduper.with_judge(stage)?;
     }
-    let Some(files) = files.filter(|_| s.semantic || s.attention_weights) else { return Ok(deduper) };
-    if s.attention_weights {
+    let Some(files) = files.filter(|_| e.enabled || e.attention_weights) else { return Ok(deduper) };
+    if e.attention_weights {
         let hash = semhash::util::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
         let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
         deduper = deduper.with_importance(Box::new(attention), hash);
     }
-    if !s.semantic {
+    if !e.enabled {
         return Ok(deduper);
     }
     let projection = s.projection.clone().unwrap_or_else(|| s.models.models.join("sph-128.bin"));
