@@ -46,6 +46,10 @@ def test_bad_records_stop_the_batch_naming_them():
         dedup([{"id": 1.5, "text": FOX}])
     with pytest.raises(SemHashError, match=r"record 1 \(id \"1\"\): missing text field \"body\""):
         dedup([{"id": 1, "text": FOX}], text_field="body")
+    with pytest.raises(SemHashError, match=r"record 2 \(id \"b\"\): field \"text\" holds half a UTF-16 surrogate pair"):
+        dedup([{"id": "a", "text": FOX}, {"id": "b", "text": "x \ud800 y"}])
+    skipped = dedup([{"id": "\udc80", "text": FOX}, {"id": 2, "text": FOX}], on_error="skip").skipped
+    assert [(s["position"], "surrogate" in s["error"]) for s in skipped] == [(1, True)]
     with pytest.raises(SemHashError, match="on_error must be"):
         dedup([{"id": 1, "text": FOX}], on_error="ignore")
 
@@ -80,6 +84,8 @@ def test_compare_says_why():
     assert not compare(FOX, OTHER)["duplicate"]
     with pytest.raises(SemHashError):
         compare(FOX, "")
+    with pytest.raises(SemHashError, match="surrogate"):
+        compare(FOX, "\ud800")
 
 
 def test_a_configuration_is_checked_and_used():

@@ -82,13 +82,31 @@ def _record(position: int, raw_id: Any, text: Any, text_field: str, id_field: st
     if isinstance(raw_id, _NotARecord):
         return (position, None, None, "a document must be a mapping with the id and text fields, or an (id, text) pair")
     spelled, error = _id_of(raw_id, id_field)
+    if spelled is not None and not _is_text(spelled):
+        return (position, None, None, _NOT_TEXT.format(json.dumps(id_field)))
     if error is None and not isinstance(text, str):
         error = (
             f"missing text field {json.dumps(text_field)}"
             if text is None
             else f"field {json.dumps(text_field)} must be a string"
         )
+    if error is None and not _is_text(text):
+        error = _NOT_TEXT.format(json.dumps(text_field))
     return (position, spelled, text if error is None else None, error)
+
+
+_NOT_TEXT = "field {} holds half a UTF-16 surrogate pair without its other half, which is not text"
+
+
+def _is_text(value: str) -> bool:
+    """Whether a str has a UTF-8 form: a lone surrogate (from a JSON
+    ``\\ud800`` escape, or ``surrogateescape``) has none, so its record is
+    refused by name, as the command refuses it, instead of failing the call."""
+    try:
+        value.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
 
 
 def _columns(docs: Any, id_field: str, text_field: str) -> Optional[Tuple[str, list, list]]:
@@ -208,6 +226,8 @@ def compare(a: str, b: str, *, config: Config = None) -> dict:
     for name, text in (("a", a), ("b", b)):
         if not isinstance(text, str):
             raise SemHashError(f"{name} must be a string, got {type(text).__name__}")
+        if not _is_text(text):
+            raise SemHashError(_NOT_TEXT.format(name))
     return json.loads(_native.compare(a, b, _config_json(config)))
 
 
@@ -233,6 +253,8 @@ class Index:
         """The stored documents ``text`` duplicates, best first: ``id``, ``relation``, ``score``."""
         if not isinstance(text, str):
             raise SemHashError(f"text must be a string, got {type(text).__name__}")
+        if not _is_text(text):
+            raise SemHashError(_NOT_TEXT.format("text"))
         return json.loads(self._native.query(text))
 
     def remove(self, ids: Iterable[Any]) -> List[bool]:
