@@ -17,6 +17,13 @@ import { gzipSync } from "node:zlib";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = join(root, "pkg");
+// A fresh clone before `npm ci` has no node_modules: say so in one line, not a stack trace.
+try {
+  statSync(join(root, "node_modules", "idb", "build", "index.js"));
+} catch {
+  console.error("semhash-llm build: node_modules/idb is missing: run `npm ci` in this folder first");
+  process.exit(1);
+}
 const cargo = readFileSync(join(root, "Cargo.toml"), "utf8");
 const version = cargo.match(/^version = "([^"]+)"/m)[1];
 

@@ -415,6 +415,8 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     assert!(stderr(&o).contains("--bits must be 64, 128 or 256"), "{}", stderr(&o));
     let o = semhash(&["dedup", SAMPLE, "--semantic", "--models", dir.path().to_str().unwrap()]);
     assert!(!o.status.success() && stderr(&o).contains("student.onnx"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("from --models DIR"), "a first run says what to do: {}", stderr(&o));
+    assert_eq!(o.status.code(), Some(2), "a usage error, as a missing input file");
 }
 
 #[test]

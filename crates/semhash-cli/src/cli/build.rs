@@ -85,10 +85,20 @@ pub(crate) struct ModelFiles {
 
 impl ModelFiles {
     pub(crate) fn read(models: &Path) -> Result<Self> {
-        Ok(ModelFiles {
-            onnx: read_file(&models.join("student.onnx"))?,
-            tokenizer: read_file(&models.join("tokenizer.json"))?,
-        })
+        let file = |name: &str| {
+            let path = models.join(name);
+            if !path.is_file() {
+                // The usual first-run miss: `models/` is found from the repository root only.
+                return Err(Error::Config(format!(
+                    "no model file {}: the semantic stage and the local judge read student.onnx and \
+                     tokenizer.json from --models DIR (default models/, found when run from the repository \
+                     root)",
+                    path.display()
+                )));
+            }
+            read_file(&path)
+        };
+        Ok(ModelFiles { onnx: file("student.onnx")?, tokenizer: file("tokenizer.json")? })
     }
 
     pub(crate) fn encoder(&self) -> Result<semhash::encoder::Encoder> {
