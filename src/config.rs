@@ -107,9 +107,7 @@ impl Config {
         }
         if let Some(judge) = &self.judge {
             judge.validate()?;
-            if self.decide.probability_threshold().is_none() {
-                return bad("a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold rules state no uncertainty");
-            }
+            self.check_judge_fits()?;
         }
         let d = match &self.decide {
             DeciderWrapper::Lexical(d) => d,
@@ -128,6 +126,23 @@ impl Config {
             }
         }
         Ok(())
+    }
+
+    /// A judge picks the verdicts the decider is unsure of: the decider must
+    /// state probabilities.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for the threshold rules, which state none.
+    pub fn check_judge_fits(&self) -> Result<()> {
+        match self.decide.probability_threshold() {
+            Some(_) => Ok(()),
+            None => Err(Error::Config(
+                "a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold \
+                 rules state no uncertainty"
+                    .into(),
+            )),
+        }
     }
 
     /// Fingerprint of everything that shapes a signature.

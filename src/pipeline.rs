@@ -186,10 +186,8 @@ impl Deduper {
     ///
     /// As [`Deduper::with_judge`]; the judge is unchanged then.
     pub fn set_judge(&mut self, stage: Option<crate::judge::Stage>) -> Result<()> {
-        if stage.is_some() && self.config.decide.probability_threshold().is_none() {
-            return Err(Error::Config(
-                "a judge needs the learned boundary (decide type \"learned\", --boundary FILE): the threshold rules state no uncertainty".into(),
-            ));
+        if stage.is_some() {
+            self.config.check_judge_fits()?;
         }
         self.judge = stage;
         Ok(())

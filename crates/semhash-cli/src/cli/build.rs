@@ -175,7 +175,11 @@ pub(crate) fn judge_stage(config: &Config, files: Option<&ModelFiles>) -> Result
 
 /// The configured pipeline, with the semantic stage and attention weights when asked for.
 pub(crate) fn deduper(args: &PipelineArgs) -> Result<Deduper> {
-    let config = pipeline(args)?;
+    deduper_for(pipeline(args)?, args)
+}
+
+/// The pipeline of `config`, its model files found as `args` say.
+fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let (s, e) = (&args.semantic, config.semantic.clone());
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
     let files =
@@ -205,14 +209,16 @@ pub(crate) fn open_store(
     pipeline_args: &PipelineArgs,
     write: bool,
 ) -> Result<Incremental<FileStore>> {
-    let deduper = deduper(pipeline_args)?;
-    if deduper.config().judge.is_some() {
+    // Refused before the judge's model files are read.
+    let config = pipeline(pipeline_args)?;
+    if config.judge.is_some() {
         return Err(Error::Config(
             "a judge (--judge, or judge in --config) works with dedup, compare and eval: a store keeps signatures, \
              not the texts a judge reads"
                 .into(),
         ));
     }
+    let deduper = deduper_for(config, pipeline_args)?;
     let fingerprint = deduper.fingerprint();
     let file = if !write {
         FileStore::open(&store.store, fingerprint)?
