@@ -137,6 +137,10 @@ pub struct Outcome {
 pub struct Deduper {
     config: Config,
     signer: Signer,
+    /// Chosen once: picking the bandings integrates the LSH curve of every
+    /// (bands, rows) split, milliseconds that a small batch or a store's
+    /// single query must not pay each time.
+    blocker: Blocker,
     fingerprint: Fingerprint,
     semantic: Option<Stage>,
     judge: Option<crate::judge::Stage>,
@@ -153,8 +157,9 @@ impl Deduper {
     pub fn new(config: Config) -> Result<Self> {
         config.validate()?;
         let signer = Signer::new(&config.sketch);
+        let blocker = Blocker::new(&config.sketch, &config.decide.blocking(), &config.index);
         let fingerprint = config.fingerprint();
-        Ok(Deduper { config, signer, fingerprint, semantic: None, judge: None })
+        Ok(Deduper { config, signer, blocker, fingerprint, semantic: None, judge: None })
     }
 
     /// Adds the semantic stage. Signatures then carry the model files' hash in
@@ -321,13 +326,9 @@ impl Deduper {
         self.signer.prepare(self.config.normalize.text(text))
     }
 
-    fn blocker(&self) -> Blocker {
-        Blocker::new(&self.config.sketch, &self.config.decide.blocking(), &self.config.index)
-    }
-
     /// An empty index for incremental use, configured like this pipeline.
     pub fn new_index(&self) -> SignatureIndex {
-        let index = SignatureIndex::new(self.blocker(), &self.config.index);
+        let index = SignatureIndex::new(self.blocker.clone(), &self.config.index);
         match &self.semantic {
             Some(stage) => index.with_semantic(self.semantic_blocking(stage)),
             None => index,
@@ -435,13 +436,13 @@ impl Deduper {
         clock.lap(&mut stats, "sign");
 
         progress.stage("compare", 0);
-        let blocker = self.blocker();
+        let blocker = &self.blocker;
         let (wb, cb) = blocker.bandings();
         (stats.weighted_banding, stats.char_banding) = (Some(wb), Some(cb));
         // A capped bucket links to its most-copied member: for a hot document, the original.
         let rank: Vec<u64> = distinct.iter().map(|&i| (u32::MAX - copies[i as usize]) as u64).collect();
         let sig_refs: Vec<&Signature> = sigs.iter().collect();
-        let pairs = candidate_pairs(&sig_refs, &rank, &blocker, self.config.index.bucket_cap.max(1) as usize);
+        let pairs = candidate_pairs(&sig_refs, &rank, blocker, self.config.index.bucket_cap.max(1) as usize);
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 

@@ -24,22 +24,38 @@ impl Banding {
     }
 
     /// The best banding of `perms` values for `threshold`.
+    ///
+    /// Both integrals by the trapezoid rule on a fixed grid. For each row
+    /// count the miss probability `(1 − sʳ)ᵇ` is built up one band at a
+    /// time, a multiplication per grid point instead of a power: every
+    /// pipeline chooses its bandings when it is made, and a small batch
+    /// must not wait for it.
     pub fn optimal(threshold: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Banding {
+        const STEPS: usize = 200;
         let t = threshold.clamp(0.01, 0.99);
-        let integrate = |f: &dyn Fn(f64) -> f64, a: f64, b: f64| {
-            const STEPS: usize = 200;
+        let grid = |a: f64, b: f64| {
             let h = (b - a) / STEPS as f64;
-            (0..=STEPS).map(|i| f(a + i as f64 * h) * if i == 0 || i == STEPS { 0.5 } else { 1.0 }).sum::<f64>() * h
+            ((0..=STEPS).map(|i| a + i as f64 * h).collect::<Vec<f64>>(), h)
         };
+        let ((below, h_below), (above, h_above)) = (grid(0.0, t), grid(t, 1.0));
+        let end_weight = |i: usize| if i == 0 || i == STEPS { 0.5 } else { 1.0 };
         let mut best = (f64::INFINITY, Banding { bands: 1, rows: perms.max(1) });
-        for bands in 1..=perms {
-            for rows in 1..=perms / bands {
-                let banding = Banding { bands, rows };
-                let fp = integrate(&|s| banding.collision_probability(s), 0.0, t);
-                let fne = integrate(&|s| 1.0 - banding.collision_probability(s), t, 1.0);
-                let err = fp_weight * fp + fn_weight * fne;
+        for rows in 1..=perms {
+            let one_band = |s: &f64| 1.0 - s.powi(rows as i32);
+            let (base_below, base_above): (Vec<f64>, Vec<f64>) =
+                (below.iter().map(one_band).collect(), above.iter().map(one_band).collect());
+            let (mut miss_below, mut miss_above) = (vec![1.0f64; STEPS + 1], vec![1.0f64; STEPS + 1]);
+            for bands in 1..=perms / rows {
+                let (mut fp, mut fne) = (0.0, 0.0);
+                for i in 0..=STEPS {
+                    miss_below[i] *= base_below[i];
+                    miss_above[i] *= base_above[i];
+                    fp += (1.0 - miss_below[i]) * end_weight(i);
+                    fne += miss_above[i] * end_weight(i);
+                }
+                let err = fp_weight * fp * h_below + fn_weight * fne * h_above;
                 if err < best.0 {
-                    best = (err, banding);
+                    best = (err, Banding { bands, rows });
                 }
             }
         }
@@ -66,5 +82,43 @@ mod tests {
         let balanced = Banding::optimal(0.7, 128, 0.5, 0.5);
         let recall = Banding::optimal(0.7, 128, 0.2, 0.8);
         assert!(recall.collision_probability(0.7) > balanced.collision_probability(0.7));
+    }
+
+    /// The direct computation (a power per point and banding), which
+    /// `optimal` must agree with.
+    fn reference(threshold: f64, perms: usize, fp_weight: f64, fn_weight: f64) -> Banding {
+        let t = threshold.clamp(0.01, 0.99);
+        let integrate = |f: &dyn Fn(f64) -> f64, a: f64, b: f64| {
+            let h = (b - a) / 200.0;
+            (0..=200).map(|i| f(a + i as f64 * h) * if i == 0 || i == 200 { 0.5 } else { 1.0 }).sum::<f64>() * h
+        };
+        let mut best = (f64::INFINITY, Banding { bands: 1, rows: perms.max(1) });
+        for bands in 1..=perms {
+            for rows in 1..=perms / bands {
+                let banding = Banding { bands, rows };
+                let fp = integrate(&|s| banding.collision_probability(s), 0.0, t);
+                let fne = integrate(&|s| 1.0 - banding.collision_probability(s), t, 1.0);
+                let err = fp_weight * fp + fn_weight * fne;
+                if err < best.0 {
+                    best = (err, banding);
+                }
+            }
+        }
+        best.1
+    }
+
+    #[test]
+    fn optimal_agrees_with_the_direct_computation() {
+        for perms in [1, 7, 64, 128, 256] {
+            for t in [0.05, 0.3, 0.5, 0.6, 0.7, 0.85, 0.97] {
+                for (fp, fne) in [(0.5, 0.5), (0.2, 0.8), (0.9, 0.1)] {
+                    assert_eq!(
+                        Banding::optimal(t, perms, fp, fne),
+                        reference(t, perms, fp, fne),
+                        "t {t} perms {perms}"
+                    );
+                }
+            }
+        }
     }
 }

@@ -160,60 +160,9 @@ impl FileStore {
                 .and_then(|mut f| f.read_to_end(&mut bytes))
                 .map_err(|e| Error::io(format!("reading {}", log_path.display()), e))?;
         }
-        let context = log_path.display().to_string();
-        let mut live: Vec<Option<(String, Signature)>> = Vec::new();
-        let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut pos = 0usize;
-        while pos < bytes.len() {
-            let rest = &bytes[pos..];
-            let torn = rest.len() < 8 || {
-                let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
-                rest.len() < 8 + len + 8
-            };
-            if torn {
-                self.warnings.push(format!(
-                    "{context}: dropped an incomplete last batch ({} bytes) left by an interrupted write",
-                    rest.len()
-                ));
-                break;
-            }
-            if rest[..4] != FRAME_MAGIC {
-                return Err(Error::Corrupted { context, detail: format!("no batch frame at byte {pos}") });
-            }
-            let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
-            let body = &rest[8..8 + len];
-            let sum = u64::from_le_bytes(rest[8 + len..16 + len].try_into().expect("8 bytes"));
-            if crate::util::hash::hash64(0, body) != sum {
-                return Err(Error::Corrupted {
-                    context,
-                    detail: format!("checksum mismatch in the batch at byte {pos}"),
-                });
-            }
-            let frame_ctx = format!("{context} (batch at byte {pos})");
-            let mut r = Reader::new(body, &frame_ctx);
-            while !r.is_empty() {
-                let op = r.u8()?;
-                let id_len = r.u16()? as usize;
-                let id = std::str::from_utf8(r.take(id_len)?).map_err(|_| r.malformed("id"))?.to_owned();
-                match op {
-                    ADD => {
-                        let start = r.position();
-                        let (sig, used) = Signature::from_bytes(&body[start..], self.fingerprint, &frame_ctx)?;
-                        r.skip(used)?;
-                        slot.insert(id.clone(), live.len());
-                        live.push(Some((id, sig)));
-                    }
-                    REMOVE => {
-                        if let Some(i) = slot.remove(&id) {
-                            live[i] = None;
-                        }
-                    }
-                    _ => return Err(r.malformed("operation")),
-                }
-            }
-            pos += 16 + len;
-        }
-        self.valid_len = pos as u64;
+        let log = decode_log(&bytes, self.fingerprint, &log_path.display().to_string())?;
+        self.warnings.extend(log.torn_tail);
+        self.valid_len = log.valid_len;
 
         let stats_path = self.stats_path();
         let stats = if stats_path.exists() {
@@ -223,7 +172,7 @@ impl FileStore {
         } else {
             None
         };
-        Ok((live.into_iter().flatten().collect(), stats))
+        Ok((log.live, stats))
     }
 
     /// The log frame of one batch (empty when there is nothing to log).
@@ -264,6 +213,81 @@ impl FileStore {
         write_atomic(&self.stats_path(), &stats.encode(self.fingerprint))?;
         Ok(valid_len)
     }
+}
+
+/// A store log, decoded: what [`decode_log`] found.
+#[derive(Debug)]
+pub struct Log {
+    /// The live signatures (added and not removed since), in the order added.
+    pub live: Vec<(String, Signature)>,
+    /// Bytes up to the end of the last complete frame.
+    pub valid_len: u64,
+    /// A warning when an incomplete last frame (an interrupted write) was dropped.
+    pub torn_tail: Option<String>,
+}
+
+/// Decodes the bytes of a store's `log` (the frame format in the module
+/// docs); `context` names it in errors.
+///
+/// # Errors
+///
+/// [`Error::Corrupted`] for a complete frame that is not one or fails its
+/// checksum, or an operation that does not decode; the errors of
+/// [`Signature::from_bytes`] for a signature of another format or
+/// configuration.
+pub fn decode_log(bytes: &[u8], fingerprint: Fingerprint, context: &str) -> Result<Log> {
+    let mut live: Vec<Option<(String, Signature)>> = Vec::new();
+    let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    let mut torn_tail = None;
+    let mut pos = 0usize;
+    while pos < bytes.len() {
+        let rest = &bytes[pos..];
+        let torn = rest.len() < 8 || {
+            let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
+            rest.len() - 8 < len.saturating_add(8)
+        };
+        if torn {
+            torn_tail = Some(format!(
+                "{context}: dropped an incomplete last batch ({} bytes) left by an interrupted write",
+                rest.len()
+            ));
+            break;
+        }
+        let corrupted = |detail: String| Error::Corrupted { context: context.to_owned(), detail };
+        if rest[..4] != FRAME_MAGIC {
+            return Err(corrupted(format!("no batch frame at byte {pos}")));
+        }
+        let len = u32::from_le_bytes(rest[4..8].try_into().expect("4 bytes")) as usize;
+        let body = &rest[8..8 + len];
+        let sum = u64::from_le_bytes(rest[8 + len..16 + len].try_into().expect("8 bytes"));
+        if crate::util::hash::hash64(0, body) != sum {
+            return Err(corrupted(format!("checksum mismatch in the batch at byte {pos}")));
+        }
+        let frame_ctx = format!("{context} (batch at byte {pos})");
+        let mut r = Reader::new(body, &frame_ctx);
+        while !r.is_empty() {
+            let op = r.u8()?;
+            let id_len = r.u16()? as usize;
+            let id = std::str::from_utf8(r.take(id_len)?).map_err(|_| r.malformed("id"))?.to_owned();
+            match op {
+                ADD => {
+                    let start = r.position();
+                    let (sig, used) = Signature::from_bytes(&body[start..], fingerprint, &frame_ctx)?;
+                    r.skip(used)?;
+                    slot.insert(id.clone(), live.len());
+                    live.push(Some((id, sig)));
+                }
+                REMOVE => {
+                    if let Some(i) = slot.remove(&id) {
+                        live[i] = None;
+                    }
+                }
+                _ => return Err(r.malformed("operation")),
+            }
+        }
+        pos += 16 + len;
+    }
+    Ok(Log { live: live.into_iter().flatten().collect(), valid_len: pos as u64, torn_tail })
 }
 
 /// Runs `f` holding the store's `commit.lock`: exclusive to commit, shared to read.

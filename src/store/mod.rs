@@ -10,7 +10,7 @@
 mod file;
 mod host;
 
-pub use file::FileStore;
+pub use file::{decode_log, FileStore, Log};
 pub use host::{Commit, HostStore};
 
 use crate::decide::Relation;

@@ -1,8 +1,5 @@
 //! The `semhash` command: a thin front end over the library.
 
-mod cli;
-mod io;
-
 fn main() -> std::process::ExitCode {
-    cli::run()
+    semhash_cli::cli::run()
 }

@@ -253,6 +253,41 @@ fn two_signers_into_one_store_take_turns_and_lose_nothing() {
 }
 
 #[test]
+fn a_full_disk_stops_signing_with_the_reason_and_loses_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let docs: String =
+        (0..3000).map(|i| format!("{{\"id\": \"d{i}\", \"text\": \"document {i} says {}\"}}\n", i * 7919)).collect();
+    let input = write(dir.path(), "in.jsonl", docs.as_bytes());
+    let sign = |extra: &[&str]| {
+        let mut args = vec!["sign", "--store", store.to_str().unwrap(), "--batch", "100", input.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        args.iter().map(|a| format!("'{a}'")).collect::<Vec<_>>().join(" ")
+    };
+    // The disk "fills" at 400 KiB: a file size limit, with SIGXFSZ ignored so
+    // that the write fails (EFBIG) as on a full disk instead of killing the process.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!("trap '' XFSZ; ulimit -f 400; exec '{}' {}", env!("CARGO_BIN_EXE_semhash"), sign(&[])))
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(!o.status.success(), "the limit was never reached: {}", stderr(&o));
+    assert!(stderr(&o).contains("writing") && stderr(&o).contains("store"), "{}", stderr(&o));
+
+    // Room again: the batches committed before the failure are there, the
+    // rest is added, nothing twice.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!("exec '{}' {}", env!("CARGO_BIN_EXE_semhash"), sign(&["--on-error", "skip"])))
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("it now holds 3000"), "{}", stderr(&o));
+}
+
+#[test]
 fn compare_scores_each_pair() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = concat!(

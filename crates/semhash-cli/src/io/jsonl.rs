@@ -15,12 +15,24 @@ const MAX_LINE_BYTES: usize = 1 << 30;
 
 const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
+/// Opens `path` (stdin for `None` or `-`); returns it with its name for messages.
+pub fn open(path: Option<&Path>) -> Result<(Box<dyn Read>, String)> {
+    Ok(match file_or_stdio(path) {
+        Some(p) => {
+            let name = p.display().to_string();
+            (Box::new(File::open(p).map_err(|e| Error::io(format!("cannot open {name}"), e))?), name)
+        }
+        None => (Box::new(io::stdin().lock()), "stdin".to_owned()),
+    })
+}
+
 pub(crate) fn read(
-    path: Option<&Path>,
+    source: impl Read,
+    name: &str,
     options: &InputOptions,
     accept: &mut dyn FnMut(Typed) -> Result<()>,
 ) -> Result<()> {
-    read_objects(path, &mut |line, object| {
+    read_objects_from(source, name, &mut |line, object| {
         accept(match object {
             Ok(object) => document(line, object, options),
             Err(e) => Typed { record: Record { position: line, id: None, text: Err(e) }, id_type: None },
@@ -37,12 +49,16 @@ pub fn read_objects(
     path: Option<&Path>,
     accept: &mut dyn FnMut(u64, std::result::Result<Map<String, Value>, String>) -> Result<()>,
 ) -> Result<()> {
-    let path = file_or_stdio(path);
-    let name = path.map_or("stdin".to_owned(), |p| p.display().to_string());
-    let source: Box<dyn Read> = match path {
-        Some(p) => Box::new(File::open(p).map_err(|e| Error::io(format!("cannot open {name}"), e))?),
-        None => Box::new(io::stdin().lock()),
-    };
+    let (source, name) = open(path)?;
+    read_objects_from(source, &name, accept)
+}
+
+/// [`read_objects`] from any reader; `name` names it in errors.
+pub fn read_objects_from(
+    source: impl Read,
+    name: &str,
+    accept: &mut dyn FnMut(u64, std::result::Result<Map<String, Value>, String>) -> Result<()>,
+) -> Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, source);
     let mut line_no = 0u64;
     let mut batch: Vec<(u64, std::result::Result<Vec<u8>, String>)> = Vec::with_capacity(BATCH_LINES);

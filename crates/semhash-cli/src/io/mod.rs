@@ -43,7 +43,7 @@ pub struct InputOptions {
 
 /// A record as a reader found it ([`admit::Record`]) and the integer type
 /// its id was written as (`None`: a string).
-pub(crate) struct Typed {
+pub struct Typed {
     pub record: admit::Record,
     pub id_type: Option<DataType>,
 }
@@ -103,24 +103,44 @@ pub fn read_documents(
     options: &InputOptions,
     deduper: &Deduper,
 ) -> Result<Loaded> {
-    let unit = if format == Format::Parquet { "row" } else { "line" };
+    match format {
+        Format::Jsonl => {
+            let (source, name) = jsonl::open(path)?;
+            read_jsonl_documents(source, &name, options, deduper)
+        }
+        Format::Parquet => {
+            let path = path.ok_or_else(|| Error::Input("Parquet input must be a file, not stdin".into()))?;
+            admit_all("row", options, deduper, |accept| parquet::read(path, options, accept))
+        }
+    }
+}
+
+/// [`read_documents`] for JSONL from any reader; `name` names it in errors.
+pub fn read_jsonl_documents(
+    source: impl std::io::Read,
+    name: &str,
+    options: &InputOptions,
+    deduper: &Deduper,
+) -> Result<Loaded> {
+    admit_all("line", options, deduper, |accept| jsonl::read(source, name, options, accept))
+}
+
+/// Admits every record a reader finds; `unit` names a record's position.
+fn admit_all(
+    unit: &'static str,
+    options: &InputOptions,
+    deduper: &Deduper,
+    read: impl FnOnce(&mut dyn FnMut(Typed) -> Result<()>) -> Result<()>,
+) -> Result<Loaded> {
     let mut admission = Admission::new(deduper, unit, options.on_error);
     let mut id_types = IdTypes::default();
-    let mut accept = |Typed { record, id_type }: Typed| -> Result<()> {
+    read(&mut |Typed { record, id_type }: Typed| -> Result<()> {
         let id = record.id.clone();
         if admission.offer(record)? {
             id_types.note(&id.expect("an admitted record has an id"), id_type.as_ref());
         }
         Ok(())
-    };
-    match format {
-        Format::Jsonl => jsonl::read(path, options, &mut accept)?,
-        Format::Parquet => parquet::read(
-            path.ok_or_else(|| Error::Input("Parquet input must be a file, not stdin".into()))?,
-            options,
-            &mut accept,
-        )?,
-    }
+    })?;
     Ok(Loaded { docs: admission.docs, skipped: admission.skipped, id_types })
 }
 

@@ -1,0 +1,20 @@
+//! The default normalizer chain on any text: the tracked run (which maps
+//! spans back to the original) and the untracked one give the same text,
+//! and every span maps to a slice of the original on character boundaries.
+
+use semhash::normalize::Normalizers;
+
+fn main() {
+    let chain = Normalizers::default();
+    afl::fuzz!(|data: &[u8]| {
+        let original = String::from_utf8_lossy(data);
+        let tracked = chain.run(&original);
+        assert_eq!(tracked.as_str(), chain.text(&original), "tracked and untracked runs agree");
+        let text = tracked.as_str();
+        let bounds: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        for w in bounds.windows(2).step_by(3) {
+            let span = tracked.original_span(&original, w[0], w[1]);
+            assert!(original.get(span.clone()).is_some(), "span {span:?} of {:?}", &text[w[0]..w[1]]);
+        }
+    });
+}
