@@ -97,6 +97,7 @@ def main():
         log,
     )
     run([py, "reference.py", "--onnx", onnx, "--tokenizer", models / "tokenizer.json", "--out", models / "reference.json"], log)
+    run(["bash", "checksums.sh"], log)
     print(f"done; step times in {log}")
 
 

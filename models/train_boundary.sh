@@ -37,3 +37,4 @@ cargo run --release --locked -- train-boundary \
   "$work/bible-verses.jsonl" "$work/bible-chapters.jsonl" \
   --templates "$data/corpora/webpages_dev.jsonl" \
   --cache "$work/boundary-cache" -o "$out" "$@"
+models/checksums.sh

@@ -14,3 +14,4 @@ cargo run --release --locked -- train-sph "$work/sph-corpus.jsonl" \
   --on-error skip --bits "$bits" --sample "$sample" -o "models/sph-$bits.bin" \
   --eval-pairs "$data/pairs/bible_ot_pairs.jsonl" --eval-max 5000 \
   --report "models/sph-$bits.report.json" --cache "$work/embeddings"
+models/checksums.sh

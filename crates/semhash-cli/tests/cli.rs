@@ -288,6 +288,54 @@ fn a_full_disk_stops_signing_with_the_reason_and_loses_nothing() {
 }
 
 #[test]
+fn a_damaged_model_file_is_refused_by_name_before_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).unwrap();
+    for name in ["student.onnx", "tokenizer.json", "sph-128.bin", "boundary.json", "SHA256SUMS"] {
+        std::fs::copy(Path::new(ROOT).join("models").join(name), models.join(name)).unwrap();
+    }
+    let (models_arg, boundary) = (models.to_str().unwrap(), models.join("boundary.json"));
+    let input = write(dir.path(), "in.jsonl", b"{\"id\": \"a\", \"text\": \"one text\"}\n");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["dedup", input.to_str().unwrap(), "-o", "-"];
+        args.extend_from_slice(extra);
+        semhash(&args)
+    };
+    assert!(run(&["--semantic", "--models", models_arg]).status.success(), "intact files load");
+
+    // A copy cut short, a flipped bit in the projection, a changed digit in
+    // the boundary: each refused, naming the file.
+    let onnx = std::fs::read(models.join("student.onnx")).unwrap();
+    std::fs::write(models.join("student.onnx"), &onnx[..onnx.len() / 2]).unwrap();
+    let o = run(&["--semantic", "--models", models_arg]);
+    assert!(
+        !o.status.success() && stderr(&o).contains("student.onnx") && stderr(&o).contains("SHA-256"),
+        "{}",
+        stderr(&o)
+    );
+    std::fs::write(models.join("student.onnx"), &onnx).unwrap();
+
+    let mut sph = std::fs::read(models.join("sph-128.bin")).unwrap();
+    sph[5000] ^= 0x08;
+    std::fs::write(models.join("sph-128.bin"), &sph).unwrap();
+    let o = run(&["--semantic", "--models", models_arg]);
+    assert!(!o.status.success() && stderr(&o).contains("sph-128.bin"), "{}", stderr(&o));
+
+    let text = std::fs::read_to_string(&boundary).unwrap();
+    let at = text.find("0.").unwrap() + 2;
+    let digit = if &text[at..at + 1] == "7" { "8" } else { "7" };
+    std::fs::write(&boundary, format!("{}{digit}{}", &text[..at], &text[at + 1..])).unwrap();
+    let o = run(&["--boundary", boundary.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("boundary.json"), "{}", stderr(&o));
+
+    // A file SHA256SUMS does not list (a user's own model) is read as it is.
+    let own = models.join("own-boundary.json");
+    std::fs::copy(Path::new(ROOT).join("models/boundary.json"), &own).unwrap();
+    assert!(run(&["--boundary", own.to_str().unwrap()]).status.success());
+}
+
+#[test]
 fn compare_scores_each_pair() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = concat!(

@@ -21,8 +21,8 @@ pub(crate) fn pipeline(args: &PipelineArgs) -> Result<Config> {
     };
     use semhash::decide::{DeciderWrapper, LearnedBoundary};
     if let Some(path) = &args.boundary {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| Error::io(format!("cannot read {}", path.display()), e))?;
+        let text = String::from_utf8(read_model_file(path)?)
+            .map_err(|_| Error::Config(format!("{}: not UTF-8 text, so no boundary model", path.display())))?;
         let model = LearnedBoundary::from_json(&text).map_err(|e| Error::Config(format!("{}: {e}", path.display())))?;
         config.decide = DeciderWrapper::Learned(Box::new(model));
     }
@@ -96,7 +96,7 @@ impl ModelFiles {
                     path.display()
                 )));
             }
-            read_file(&path)
+            read_model_file(&path)
         };
         Ok(ModelFiles { onnx: file("student.onnx")?, tokenizer: file("tokenizer.json")? })
     }
@@ -107,9 +107,45 @@ impl ModelFiles {
 
     /// The semantic stage: this encoder and the projection file.
     pub(crate) fn stage(&self, models: &Path, projection: &Path) -> Result<semhash::semantic::Stage> {
-        semhash::encoder::semantic_stage(&self.onnx, &self.tokenizer, &read_file(projection)?, &Default::default())
-            .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", models.display())))
+        semhash::encoder::semantic_stage(
+            &self.onnx,
+            &self.tokenizer,
+            &read_model_file(projection)?,
+            &Default::default(),
+        )
+        .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", models.display())))
     }
+}
+
+/// Reads a model file and, when its folder holds a `SHA256SUMS` (as
+/// `sha256sum` writes it; `models/` ships one) that lists it, checks it
+/// first: a truncated download or a flipped bit is refused by name, not run
+/// to give other answers. Files no `SHA256SUMS` lists (a user's own
+/// training) are read as they are.
+pub(crate) fn read_model_file(path: &Path) -> Result<Vec<u8>> {
+    let bytes = read_file(path)?;
+    let sums = path.with_file_name("SHA256SUMS");
+    let Ok(list) = std::fs::read_to_string(&sums) else { return Ok(bytes) };
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    // `HASH  NAME`, or `HASH *NAME` for binary mode.
+    let listed = list.lines().find_map(|line| {
+        let (hash, file) = line.split_once(' ')?;
+        (file.trim_start_matches([' ', '*']) == name).then_some(hash)
+    });
+    let Some(want) = listed else { return Ok(bytes) };
+    use sha2::Digest;
+    let got: String = sha2::Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    if !got.eq_ignore_ascii_case(want) {
+        return Err(Error::Corrupted {
+            context: path.display().to_string(),
+            detail: format!(
+                "its SHA-256 is {got} but {} lists {want}: the file is truncated or damaged; \
+                 copy it again (models/README.md says how each file is made)",
+                sums.display()
+            ),
+        });
+    }
+    Ok(bytes)
 }
 
 /// `judge` set to a judge of `kind` (kept as it is when already of that kind:

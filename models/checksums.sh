@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Writes models/SHA256SUMS, which `semhash` checks each model file against
+# before loading it (a truncated copy or a flipped bit is refused). Run after
+# any script here that rewrites a model file; `sha256sum -c SHA256SUMS` in
+# models/ checks them by hand.
+set -euo pipefail
+cd "$(dirname "$0")"
+sha256sum student.onnx tokenizer.json sph-128.bin boundary.json > SHA256SUMS
