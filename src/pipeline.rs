@@ -12,6 +12,7 @@ use crate::index::MultiIndex;
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::Stage;
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
+use crate::util::checkpoint::Checkpoints;
 use crate::util::{Progress, Silent};
 use crate::{Config, Error, Result};
 use serde::Serialize;
@@ -72,6 +73,10 @@ pub struct RunStats {
     pub snippets_found: u64,
     /// Texts the semantic stage embedded (lexical cluster representatives only).
     pub semantic_encoded: u64,
+    /// Of those, texts whose embeddings an earlier, interrupted run had kept
+    /// in the work directory ([`Deduper::with_checkpoints`]): loaded, not
+    /// encoded again.
+    pub semantic_resumed: u64,
     /// Pairs the semantic codes proposed among those.
     pub semantic_candidate_pairs: u64,
     /// Of those, pairs found duplicates.
@@ -144,6 +149,7 @@ pub struct Deduper {
     fingerprint: Fingerprint,
     semantic: Option<Stage>,
     judge: Option<crate::judge::Stage>,
+    checkpoints: Option<Box<dyn Checkpoints>>,
 }
 
 impl Deduper {
@@ -159,7 +165,7 @@ impl Deduper {
         let signer = Signer::new(&config.sketch);
         let blocker = Blocker::new(&config.sketch, &config.decide.blocking(), &config.index);
         let fingerprint = config.fingerprint();
-        Ok(Deduper { config, signer, blocker, fingerprint, semantic: None, judge: None })
+        Ok(Deduper { config, signer, blocker, fingerprint, semantic: None, judge: None, checkpoints: None })
     }
 
     /// Adds the semantic stage. Signatures then carry the model files' hash in
@@ -169,6 +175,15 @@ impl Deduper {
         self.mix_fingerprint(b"semantic", stage.model_hash);
         self.semantic = Some(stage);
         self.config.semantic.enabled = true;
+        self
+    }
+
+    /// Keeps finished work of `dedup` in `checkpoints` (the semantic stage's
+    /// embeddings, nearly all of a semantic run's time), and loads what an
+    /// earlier run over the same input kept: a run that was killed resumes
+    /// where it stopped, with the same result as one that never stopped.
+    pub fn with_checkpoints(mut self, checkpoints: Box<dyn Checkpoints>) -> Self {
+        self.checkpoints = Some(checkpoints);
         self
     }
 
@@ -528,7 +543,14 @@ impl Deduper {
             .collect();
         let texts: Vec<&str> = open.iter().map(|&k| docs[distinct[k] as usize].text.as_str()).collect();
         progress.stage("embed", texts.len() as u64);
-        let sketches = stage.sketch(&texts, progress)?;
+        let sketches = match &self.checkpoints {
+            Some(checkpoints) => {
+                let (sketches, resumed) = stage.sketch_checkpointed(&texts, progress, checkpoints.as_ref())?;
+                stats.semantic_resumed = resumed;
+                sketches
+            }
+            None => stage.sketch(&texts, progress)?,
+        };
         stats.semantic_encoded = texts.len() as u64;
         for (&k, sketch) in open.iter().zip(sketches) {
             sigs[k].semantic = Some(sketch);

@@ -22,6 +22,7 @@ use super::SignatureStore;
 use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Fingerprint, Signature};
 use crate::util::bytes::Reader;
+use crate::util::checkpoint::write_atomic;
 use crate::{Error, Result};
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Seek, Write};
@@ -343,14 +344,4 @@ fn push_op(body: &mut Vec<u8>, op: u8, id: &str) -> Result<()> {
     body.extend_from_slice(&len.to_le_bytes());
     body.extend_from_slice(id.as_bytes());
     Ok(())
-}
-
-/// Writes a file whole or not at all: a temporary file (named for this
-/// process) renamed over it.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    let io = |e| Error::io(format!("writing {}", path.display()), e);
-    let mut f = File::create(&tmp).map_err(io)?;
-    f.write_all(bytes).and_then(|_| f.sync_all()).map_err(io)?;
-    fs::rename(&tmp, path).map_err(io)
 }

@@ -336,6 +336,61 @@ fn a_damaged_model_file_is_refused_by_name_before_it_runs() {
 }
 
 #[test]
+fn a_killed_semantic_dedup_resumes_from_its_work_directory_with_the_same_output() {
+    let dir = tempfile::tempdir().unwrap();
+    // 1,000 short texts, distinct to the lexical stages, so all are embedded:
+    // four checkpointed pieces.
+    let (things, uses) = (["parser", "logger", "router", "cache", "queue"], ["JSON", "YAML", "HTTP", "SQL"]);
+    let docs: String = (0..1000)
+        .map(|i| {
+            let text = format!("A {} for {} number {i} of the {}th kind", things[i % 5], uses[i % 4], i * 31 % 997);
+            serde_json::json!({"id": i, "text": text}).to_string() + "\n"
+        })
+        .collect();
+    let input = write(dir.path(), "in.jsonl", docs.as_bytes());
+    let (work, input) = (dir.path().join("work"), input.to_str().unwrap());
+    let run = |out: &Path, with_work: bool| {
+        let mut c = command();
+        c.args(["dedup", input, "--semantic", "-q", "-o", out.to_str().unwrap()]);
+        c.arg("--report").arg(out.with_extension("report.json"));
+        if with_work {
+            c.arg("--work").arg(&work);
+        }
+        c
+    };
+    let whole = dir.path().join("whole.jsonl");
+    assert!(run(&whole, false).status().unwrap().success());
+
+    // Killed twice at random points after a piece was kept, then run to the end.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().subsec_nanos();
+    let resumed = dir.path().join("resumed.jsonl");
+    let mut delays = Vec::new();
+    for round in 0..2u32 {
+        let mut child = run(&resumed, true).stderr(std::process::Stdio::null()).spawn().unwrap();
+        let pieces = || std::fs::read_dir(&work).map_or(0, |d| d.filter(|e| e.is_ok()).count());
+        let before = pieces();
+        let started = std::time::Instant::now();
+        while pieces() <= before && started.elapsed().as_secs() < 120 && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let delay = (nanos >> (round * 8)) % 700;
+        delays.push(delay);
+        std::thread::sleep(std::time::Duration::from_millis(delay as u64));
+        let _ = child.kill();
+        child.wait().unwrap();
+    }
+    assert!(run(&resumed, true).status().unwrap().success());
+    assert_eq!(
+        std::fs::read_to_string(&resumed).unwrap(),
+        std::fs::read_to_string(&whole).unwrap(),
+        "killed after {delays:?} ms: the resumed output differs"
+    );
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(resumed.with_extension("report.json")).unwrap()).unwrap();
+    assert!(report["counts"]["semantic_resumed"].as_u64().unwrap() >= 256, "{}", report["counts"]);
+}
+
+#[test]
 fn compare_scores_each_pair() {
     let dir = tempfile::tempdir().unwrap();
     let pairs = concat!(

@@ -3,7 +3,10 @@
 use super::*;
 
 pub(crate) fn dedup(args: DedupArgs) -> Result<()> {
-    let deduper = deduper(&args.pipeline)?;
+    let mut deduper = deduper(&args.pipeline)?;
+    if let Some(dir) = &args.work {
+        deduper = deduper.with_checkpoints(Box::new(semhash::util::checkpoint::WorkDir::open(dir)?));
+    }
     let started = Instant::now();
     let loaded = read_docs(&args.input, &deduper)?;
     let read_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -49,6 +52,9 @@ pub(crate) fn dedup(args: DedupArgs) -> Result<()> {
             loaded.skipped.len(),
             started.elapsed().as_secs_f64()
         );
+        if s.semantic_resumed > 0 {
+            eprintln!("  resumed: {} of {} embeddings from the work directory", s.semantic_resumed, s.semantic_encoded);
+        }
         if let Some(j) = &s.judge {
             eprintln!("  {}", judge_summary(j));
         }
