@@ -14,4 +14,4 @@ export const { SemHash, defaultConfig, version, memoryBytes } = bound;
 export const loadModel = (base, options) =>
   bound.loadModel(/^[a-z][a-z0-9+.-]*:\/\//i.test(String(base)) ? base : pathToFileURL(`${base}/`), options);
 export { MemoryStore } from "./stores/memory.js";
-export { FingerprintMismatch } from "./stores/store.js";
+export { FingerprintMismatch, StoreChanged } from "./stores/store.js";

@@ -7,5 +7,5 @@ const exports = await init({ module_or_path: new URL("./wasm/semhash_bg.wasm", i
 export const { SemHash, loadModel, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
 export { IndexedDBStore, SCHEMA_VERSION } from "./stores/indexeddb.js";
-export { FingerprintMismatch } from "./stores/store.js";
+export { FingerprintMismatch, StoreChanged } from "./stores/store.js";
 export { WorkerSemHash } from "./worker-client.js";

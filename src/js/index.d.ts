@@ -100,6 +100,9 @@ export const SCHEMA_VERSION: number;
 
 export class FingerprintMismatch extends Error {}
 
+/** Thrown by a commit when another tab or worker committed to the store since this one opened it: nothing was written; reopen. */
+export class StoreChanged extends Error {}
+
 /** The student encoder and the learned hyperplanes (full build: `semhash-llm/full`). */
 export interface SemanticModel {
   /** The semantic code of each text, as hex of its 64-bit words, low word first. */

@@ -7,4 +7,4 @@ const exports = wasm.initSync({ module: readFileSync(new URL("./wasm/semhash_bg.
 
 export const { SemHash, loadModel, defaultConfig, version, memoryBytes } = bind(wasm, exports);
 export { MemoryStore } from "./stores/memory.js";
-export { FingerprintMismatch } from "./stores/store.js";
+export { FingerprintMismatch, StoreChanged } from "./stores/store.js";

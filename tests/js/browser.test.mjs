@@ -105,6 +105,81 @@ test("a store made under another configuration is refused", async () => {
   assert.match(error.message, /reload-test/);
 });
 
+test("two tabs on one IndexedDB store: a commit from a stale view is refused and writes nothing", async () => {
+  const open = async (p) => {
+    await p.goto(`${server.url}/tests/js/pages/index.html`);
+    return p;
+  };
+  const [first, second] = [page, await open(await browser.context.newPage())];
+  const add = (p, ids) =>
+    p.evaluate(async (ids) => {
+      const { SemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
+      globalThis.tabs ??= await SemHash.open({ store: new IndexedDBStore("tabs-test") });
+      try {
+        await globalThis.tabs.add(ids.map((id) => ({ id, text: `Document ${id} of a tab, with words of its own: ${id.repeat(3)}.` })));
+        return { ok: globalThis.tabs.size };
+      } catch (e) {
+        return { error: e.name, message: e.message };
+      }
+    }, ids);
+  const count = (p) => p.evaluate(async () => new (await import("/pkg/index.browser.js")).IndexedDBStore("tabs-test").count());
+  await first.evaluate(async () => {
+    const { IndexedDBStore } = await import("/pkg/index.browser.js");
+    await new IndexedDBStore("tabs-test").clear();
+    globalThis.tabs = undefined;
+  });
+
+  assert.deepEqual(await add(first, ["a1", "a2"]), { ok: 2 });
+  assert.deepEqual(await add(second, ["b1", "shared"]), { ok: 4 }, "the second tab sees the first's documents");
+  // The first tab's view predates the second's commit: refused, nothing written.
+  const stale = await add(first, ["shared", "a3"]);
+  assert.equal(stale.error, "StoreChanged", JSON.stringify(stale));
+  assert.match(stale.message, /tabs-test.*another tab/);
+  assert.equal(await count(second), 4);
+  // Reopened, it sees both tabs' documents and adds its own.
+  await first.evaluate(() => (globalThis.tabs = undefined));
+  assert.deepEqual(await add(first, ["a3"]), { ok: 5 });
+  assert.equal(await count(second), 5);
+  await second.close();
+});
+
+test("a page closed while its Web Worker adds a long batch leaves whole batches, and the rest adds on reopen", async () => {
+  const big = Array.from({ length: 3000 }, (_, i) => ({ id: `c${i}`, text: `${docs[i % docs.length].text} (copy ${i})` }));
+  const tab = await browser.context.newPage();
+  await tab.goto(`${server.url}/tests/js/pages/index.html`);
+  await tab.evaluate(async () => {
+    const { IndexedDBStore } = await import("/pkg/index.browser.js");
+    await new IndexedDBStore("close-test").clear();
+  });
+  // Start adding in batches of 50 and close the page once a few have landed.
+  await tab.evaluate((big) => {
+    (async () => {
+      const { WorkerSemHash } = await import("/pkg/index.browser.js");
+      const worker = new WorkerSemHash(new URL("/pkg/worker.js", location.href));
+      await worker.open({ storeName: "close-test" });
+      globalThis.adding = worker.add(big, { chunk: 50 });
+    })();
+  }, big);
+  const count = (p) => p.evaluate(async () => new (await import("/pkg/index.browser.js")).IndexedDBStore("close-test").count());
+  const started = Date.now();
+  while ((await count(page)) < 150 && Date.now() - started < 60000) await new Promise((ok) => setTimeout(ok, 20));
+  await tab.close();
+
+  const left = await count(page);
+  assert.ok(left >= 150 && left < big.length, `${left} stored when the page closed`);
+  assert.equal(left % 50, 0, `${left}: whole batches only`);
+  const after = await page.evaluate(async (big) => {
+    const { SemHash, IndexedDBStore } = await import("/pkg/index.browser.js");
+    const semhash = await SemHash.open({ store: new IndexedDBStore("close-test") });
+    const before = semhash.size;
+    await semhash.add(big.filter((d) => !semhash.has(d.id)));
+    return { before, size: semhash.size, match: semhash.query(big[7].text)[0]?.id };
+  }, big);
+  assert.equal(after.before, left, "the reopened store loads what was committed");
+  assert.equal(after.size, big.length);
+  assert.equal(after.match, "c7");
+});
+
 test("the Web Worker reports progress, can be cancelled, keeps what it committed, and clears", async () => {
   const result = await page.evaluate(async (docs) => {
     const { WorkerSemHash, IndexedDBStore } = await import("/pkg/index.browser.js");

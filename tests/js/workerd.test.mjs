@@ -57,3 +57,41 @@ test("bad requests get a 4xx with a clear message", async () => {
     assert.match((await res.json()).error, message);
   }
 });
+
+test("load: 1,000 POSTs, 16 at a time, a fifth of them bad: no 5xx, every good document stored, memory bounded", async () => {
+  const words = "river bridge engine parser garden compiler market winter harbor signal".split(" ");
+  const text = (i, j) => `Report ${i}-${j}: the ${words[i % 10]} near the ${words[(i * 7 + j) % 10]} was ${i * 31 + j} metres long.`;
+  const bad = [
+    () => "{not json",
+    () => "x".repeat((1 << 20) + 1),
+    () => JSON.stringify({ documents: [{ id: "no-text" }] }),
+    () => new Uint8Array([0x7b, 0xff, 0x7d]),
+  ];
+  const body = (i) => (i % 5 === 4 ? bad[(i / 5) % 4 | 0]() : JSON.stringify({ documents: [0, 1, 2, 3, 4].map((j) => ({ id: `load-${i}-${j}`, text: text(i, j) })) }));
+  const before = (await (await mf.dispatchFetch("http://localhost/health")).json()).stored;
+  const statuses = new Map();
+  const latencies = [];
+  let next = 0;
+  const client = async () => {
+    while (next < 1000) {
+      const i = next++;
+      const started = performance.now();
+      const res = await post(body(i));
+      await res.arrayBuffer();
+      latencies.push(performance.now() - started);
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      assert.ok(res.status < 500, `request ${i}: ${res.status}`);
+      assert.equal(res.status === 200, i % 5 !== 4, `request ${i}: ${res.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 16 }, client));
+  const health = await (await mf.dispatchFetch("http://localhost/health")).json();
+  assert.equal(health.stored - before, 800 * 5, "every document of every good request stored once");
+  assert.ok(health.wasm_memory_bytes < 128 * 2 ** 20, `wasm memory ${health.wasm_memory_bytes}`);
+  latencies.sort((a, b) => a - b);
+  const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
+  console.log(
+    `load: 1000 requests (16 at a time): statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
+      `latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms; wasm memory ${(health.wasm_memory_bytes / 2 ** 20).toFixed(1)} MiB`,
+  );
+});

@@ -29,3 +29,18 @@ export class FingerprintMismatch extends Error {
     this.name = "FingerprintMismatch";
   }
 }
+
+/**
+ * The error a store throws when another tab or worker committed to it since
+ * this instance loaded it: nothing was written, and this instance's view is
+ * stale. Open the store again to see the other's documents.
+ */
+export class StoreChanged extends Error {
+  constructor(where) {
+    super(
+      `${where} was changed by another tab or worker since this one opened it; nothing was written: ` +
+        `open it again (SemHash.open) to see its documents, then add yours`,
+    );
+    this.name = "StoreChanged";
+  }
+}
