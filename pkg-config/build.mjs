@@ -29,6 +29,7 @@ const version = cargo.match(/^version = "([^"]+)"/m)[1];
 
 /** wasm-pack build of one flavour; returns the folder with its output. */
 function wasmPack(flavour, features, { lto }) {
+  const crate = join(root, "crates", "semhash-wasm");
   const out = join(root, "target", "wasm-pack", flavour);
   const env = {
     ...process.env,
@@ -45,8 +46,8 @@ function wasmPack(flavour, features, { lto }) {
   };
   execFileSync(
     "wasm-pack",
-    ["build", root, "--target", "web", "--mode", "no-install", "--release", "--no-pack",
-     "--out-dir", out, "--out-name", "semhash", "--", "-p", "semhash-llm", "--no-default-features", "--features", features],
+    ["build", crate, "--target", "web", "--mode", "no-install", "--release", "--no-pack",
+     "--out-dir", out, "--out-name", "semhash", "--", "--features", features],
     { stdio: "inherit", env },
   );
   return out;
@@ -80,8 +81,8 @@ function dropNameSection(path) {
   writeFileSync(path, Buffer.concat(kept));
 }
 
-const lite = wasmPack("lite", "wasm", { lto: true });
-const full = wasmPack("full", "wasm-full", { lto: false });
+const lite = wasmPack("lite", "", { lto: true });
+const full = wasmPack("full", "full", { lto: false });
 
 rmSync(pkg, { recursive: true, force: true });
 mkdirSync(join(pkg, "wasm"), { recursive: true });

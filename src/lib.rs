@@ -57,8 +57,6 @@ pub mod semantic;
 pub mod sketch;
 pub mod store;
 pub mod util;
-#[cfg(all(target_arch = "wasm32", feature = "wasm"))]
-pub mod wasm;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -12,6 +12,7 @@ use crate::index::MultiIndex;
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::Stage;
 use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
+#[cfg(not(target_arch = "wasm32"))]
 use crate::util::checkpoint::Checkpoints;
 use crate::util::{Progress, Silent};
 use crate::{Config, Error, Result};
@@ -149,6 +150,7 @@ pub struct Deduper {
     fingerprint: Fingerprint,
     semantic: Option<Stage>,
     judge: Option<crate::judge::Stage>,
+    #[cfg(not(target_arch = "wasm32"))]
     checkpoints: Option<Box<dyn Checkpoints>>,
 }
 
@@ -165,7 +167,16 @@ impl Deduper {
         let signer = Signer::new(&config.sketch);
         let blocker = Blocker::new(&config.sketch, &config.decide.blocking(), &config.index);
         let fingerprint = config.fingerprint();
-        Ok(Deduper { config, signer, blocker, fingerprint, semantic: None, judge: None, checkpoints: None })
+        Ok(Deduper {
+            config,
+            signer,
+            blocker,
+            fingerprint,
+            semantic: None,
+            judge: None,
+            #[cfg(not(target_arch = "wasm32"))]
+            checkpoints: None,
+        })
     }
 
     /// Adds the semantic stage. Signatures then carry the model files' hash in
@@ -182,6 +193,7 @@ impl Deduper {
     /// embeddings, nearly all of a semantic run's time), and loads what an
     /// earlier run over the same input kept: a run that was killed resumes
     /// where it stopped, with the same result as one that never stopped.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn with_checkpoints(mut self, checkpoints: Box<dyn Checkpoints>) -> Self {
         self.checkpoints = Some(checkpoints);
         self
@@ -543,6 +555,7 @@ impl Deduper {
             .collect();
         let texts: Vec<&str> = open.iter().map(|&k| docs[distinct[k] as usize].text.as_str()).collect();
         progress.stage("embed", texts.len() as u64);
+        #[cfg(not(target_arch = "wasm32"))]
         let sketches = match &self.checkpoints {
             Some(checkpoints) => {
                 let (sketches, resumed) = stage.sketch_checkpointed(&texts, progress, checkpoints.as_ref())?;
@@ -551,6 +564,8 @@ impl Deduper {
             }
             None => stage.sketch(&texts, progress)?,
         };
+        #[cfg(target_arch = "wasm32")]
+        let sketches = stage.sketch(&texts, progress)?;
         stats.semantic_encoded = texts.len() as u64;
         for (&k, sketch) in open.iter().zip(sketches) {
             sigs[k].semantic = Some(sketch);

@@ -89,92 +89,102 @@ impl Stage {
     }
 }
 
-/// Texts embedded between two checkpoints: about a second of encoder time
-/// on one core, so a killed run loses at most that per thread.
-pub const CHECKPOINT_TEXTS: usize = 256;
+// Checkpoints are files: native builds only.
+#[cfg(not(target_arch = "wasm32"))]
+mod checkpointed {
+    use super::*;
 
-impl Stage {
-    /// [`Stage::sketch`] that keeps each finished piece of
-    /// [`CHECKPOINT_TEXTS`] texts in `checkpoints` and loads pieces an
-    /// earlier run finished instead of embedding them again; returns the
-    /// sketches and how many of them were loaded. A piece is named by the
-    /// model's hash and its texts, so only the same texts under the same
-    /// model ever load it.
-    ///
-    /// # Errors
-    ///
-    /// The embedder's first error, or a piece that cannot be saved.
-    pub fn sketch_checkpointed(
-        &self,
-        texts: &[&str],
-        progress: &dyn crate::util::Progress,
-        checkpoints: &dyn crate::util::checkpoint::Checkpoints,
-    ) -> Result<(Vec<SemanticSketch>, u64)> {
-        // Pieces run side by side (and each on all threads it can get);
-        // their size stays fixed, so a rerun with other threads finds them.
-        let pieces: Vec<&[&str]> = texts.chunks(CHECKPOINT_TEXTS).collect();
-        let done = crate::util::par::map(&pieces, |piece| -> Result<(Vec<SemanticSketch>, bool)> {
-            let mut named = self.model_hash.to_le_bytes().to_vec();
-            for text in piece.iter() {
-                named.extend_from_slice(&(text.len() as u64).to_le_bytes());
-                named.extend_from_slice(text.as_bytes());
+    /// Texts embedded between two checkpoints: about a second of encoder time
+    /// on one core, so a killed run loses at most that per thread.
+    pub const CHECKPOINT_TEXTS: usize = 256;
+
+    impl Stage {
+        /// [`Stage::sketch`] that keeps each finished piece of
+        /// [`CHECKPOINT_TEXTS`] texts in `checkpoints` and loads pieces an
+        /// earlier run finished instead of embedding them again; returns the
+        /// sketches and how many of them were loaded. A piece is named by the
+        /// model's hash and its texts, so only the same texts under the same
+        /// model ever load it.
+        ///
+        /// # Errors
+        ///
+        /// The embedder's first error, or a piece that cannot be saved.
+        pub fn sketch_checkpointed(
+            &self,
+            texts: &[&str],
+            progress: &dyn crate::util::Progress,
+            checkpoints: &dyn crate::util::checkpoint::Checkpoints,
+        ) -> Result<(Vec<SemanticSketch>, u64)> {
+            // Pieces run side by side (and each on all threads it can get);
+            // their size stays fixed, so a rerun with other threads finds them.
+            let pieces: Vec<&[&str]> = texts.chunks(CHECKPOINT_TEXTS).collect();
+            let done = crate::util::par::map(&pieces, |piece| -> Result<(Vec<SemanticSketch>, bool)> {
+                let mut named = self.model_hash.to_le_bytes().to_vec();
+                for text in piece.iter() {
+                    named.extend_from_slice(&(text.len() as u64).to_le_bytes());
+                    named.extend_from_slice(text.as_bytes());
+                }
+                let key = format!("embed-{:032x}", crate::util::hash::hash128(&named));
+                if let Some(saved) =
+                    checkpoints.load(&key).and_then(|b| decode_piece(&b, piece.len(), &self.projection))
+                {
+                    progress.advance(piece.len() as u64);
+                    return Ok((saved, true));
+                }
+                let sketches = self.sketch(piece, progress)?;
+                checkpoints.save(&key, &encode_piece(&sketches))?;
+                Ok((sketches, false))
+            });
+            let (mut out, mut loaded) = (Vec::with_capacity(texts.len()), 0u64);
+            for piece in done {
+                let (sketches, was_saved) = piece?;
+                loaded += if was_saved { sketches.len() as u64 } else { 0 };
+                out.extend(sketches);
             }
-            let key = format!("embed-{:032x}", crate::util::hash::hash128(&named));
-            if let Some(saved) = checkpoints.load(&key).and_then(|b| decode_piece(&b, piece.len(), &self.projection)) {
-                progress.advance(piece.len() as u64);
-                return Ok((saved, true));
-            }
-            let sketches = self.sketch(piece, progress)?;
-            checkpoints.save(&key, &encode_piece(&sketches))?;
-            Ok((sketches, false))
-        });
-        let (mut out, mut loaded) = (Vec::with_capacity(texts.len()), 0u64);
-        for piece in done {
-            let (sketches, was_saved) = piece?;
-            loaded += if was_saved { sketches.len() as u64 } else { 0 };
-            out.extend(sketches);
+            Ok((out, loaded))
         }
-        Ok((out, loaded))
+    }
+
+    const PIECE_MAGIC: [u8; 4] = *b"SHEP";
+
+    /// A piece's sketches: magic, count, then each code (u64 LE words) and int8
+    /// embedding, then the xxh3-64 of all before it.
+    pub(super) fn encode_piece(sketches: &[SemanticSketch]) -> Vec<u8> {
+        let mut bytes = PIECE_MAGIC.to_vec();
+        bytes.extend_from_slice(&(sketches.len() as u32).to_le_bytes());
+        for s in sketches {
+            s.code.iter().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
+            bytes.extend(s.embedding.iter().map(|&x| x as u8));
+        }
+        let sum = crate::util::hash::hash64(0, &bytes);
+        bytes.extend_from_slice(&sum.to_le_bytes());
+        bytes
+    }
+
+    /// The sketches of a saved piece of `count` texts, or `None` for bytes that
+    /// are not one whole piece of this projection's sketches (torn by a kill,
+    /// or damaged): the piece is then embedded again.
+    pub(super) fn decode_piece(bytes: &[u8], count: usize, projection: &Projection) -> Option<Vec<SemanticSketch>> {
+        let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
+        if crate::util::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().ok()?) {
+            return None;
+        }
+        let (words, dims) = (projection.words(), projection.dims);
+        let mut r = crate::util::bytes::Reader::new(body, "checkpoint");
+        if r.array::<4>().ok()? != PIECE_MAGIC || r.u32().ok()? as usize != count {
+            return None;
+        }
+        let mut out = Vec::with_capacity(count);
+        for _ in 0..count {
+            let code = (0..words).map(|_| r.u64()).collect::<Result<Vec<u64>>>().ok()?;
+            let embedding = r.take(dims).ok()?.iter().map(|&b| b as i8).collect();
+            out.push(SemanticSketch { code, embedding });
+        }
+        r.is_empty().then_some(out)
     }
 }
-
-const PIECE_MAGIC: [u8; 4] = *b"SHEP";
-
-/// A piece's sketches: magic, count, then each code (u64 LE words) and int8
-/// embedding, then the xxh3-64 of all before it.
-fn encode_piece(sketches: &[SemanticSketch]) -> Vec<u8> {
-    let mut bytes = PIECE_MAGIC.to_vec();
-    bytes.extend_from_slice(&(sketches.len() as u32).to_le_bytes());
-    for s in sketches {
-        s.code.iter().for_each(|w| bytes.extend_from_slice(&w.to_le_bytes()));
-        bytes.extend(s.embedding.iter().map(|&x| x as u8));
-    }
-    let sum = crate::util::hash::hash64(0, &bytes);
-    bytes.extend_from_slice(&sum.to_le_bytes());
-    bytes
-}
-
-/// The sketches of a saved piece of `count` texts, or `None` for bytes that
-/// are not one whole piece of this projection's sketches (torn by a kill,
-/// or damaged): the piece is then embedded again.
-fn decode_piece(bytes: &[u8], count: usize, projection: &Projection) -> Option<Vec<SemanticSketch>> {
-    let (body, sum) = bytes.split_at_checked(bytes.len().checked_sub(8)?)?;
-    if crate::util::hash::hash64(0, body) != u64::from_le_bytes(sum.try_into().ok()?) {
-        return None;
-    }
-    let (words, dims) = (projection.words(), projection.dims);
-    let mut r = crate::util::bytes::Reader::new(body, "checkpoint");
-    if r.array::<4>().ok()? != PIECE_MAGIC || r.u32().ok()? as usize != count {
-        return None;
-    }
-    let mut out = Vec::with_capacity(count);
-    for _ in 0..count {
-        let code = (0..words).map(|_| r.u64()).collect::<Result<Vec<u64>>>().ok()?;
-        let embedding = r.take(dims).ok()?.iter().map(|&b| b as i8).collect();
-        out.push(SemanticSketch { code, embedding });
-    }
-    r.is_empty().then_some(out)
-}
+#[cfg(not(target_arch = "wasm32"))]
+pub use checkpointed::CHECKPOINT_TEXTS;
 
 /// Embeds `texts` in chunks of 64 on all threads (each chunk is sorted by
 /// length inside the encoder), reporting progress per chunk.
@@ -202,14 +212,14 @@ pub fn embed_all(
 
 #[cfg(test)]
 mod tests {
+    use super::checkpointed::{decode_piece, encode_piece};
     use super::*;
 
     #[test]
     fn a_kept_piece_loads_back_and_a_torn_or_damaged_one_does_not() {
         let projection = Projection::random(128, 6, 3);
-        let sketches: Vec<SemanticSketch> = (0..3)
-            .map(|i| projection.sketch(&[i as f32, 1.0, -2.0, 0.5, 3.0 - i as f32, 0.25]))
-            .collect();
+        let sketches: Vec<SemanticSketch> =
+            (0..3).map(|i| projection.sketch(&[i as f32, 1.0, -2.0, 0.5, 3.0 - i as f32, 0.25])).collect();
         let bytes = encode_piece(&sketches);
         assert_eq!(decode_piece(&bytes, 3, &projection), Some(sketches));
         assert_eq!(decode_piece(&bytes, 2, &projection), None, "a piece of other texts");

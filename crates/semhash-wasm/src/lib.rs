@@ -1,16 +1,20 @@
 //! The WebAssembly face, for the npm package: the same library calls with JS
-//! values in and out. It adds no logic of its own.
+//! values in and out. It adds no logic of its own. Built by wasm-pack for
+//! `wasm32-unknown-unknown` only (`pkg-config/build.mjs`); on other targets
+//! the crate is empty.
+
+#![cfg(target_arch = "wasm32")]
 //!
 //! A [`Deduper`] holds an in-memory index over a [`HostStore`]: the JS wrapper
 //! loads stored signatures into it, and persists (in IndexedDB, or a Workers
 //! binding) the commit each `add` or `remove` returns. Rust errors become JS
 //! `Error`s with the library's message.
 
-use crate::admit::{Admission, OnError, Record};
-use crate::store::{Commit, HostStore, Incremental};
-use crate::util::{Progress, Silent};
-use crate::{Config, Document, Error};
 use js_sys::{Array, Object, Reflect, Uint8Array};
+use semhash::admit::{Admission, OnError, Record};
+use semhash::store::{Commit, HostStore, Incremental};
+use semhash::util::{Progress, Silent};
+use semhash::{Config, Document, Error};
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -159,7 +163,7 @@ impl Deduper {
     /// build): short texts are embedded, their codes indexed, and paraphrases
     /// found. The fingerprint covers the model, so signatures stored under
     /// another model (or none) are refused.
-    #[cfg(feature = "encoder")]
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = withSemantic)]
     pub fn with_semantic(
         model: &SemanticModel,
@@ -174,7 +178,7 @@ impl Deduper {
         config: JsValue,
         stored: JsValue,
         record: Option<bool>,
-        semantic: Option<crate::semantic::Stage>,
+        semantic: Option<semhash::semantic::Stage>,
     ) -> Result<Deduper, JsError> {
         let config = if config.is_undefined() || config.is_null() {
             Config::default()
@@ -213,7 +217,7 @@ impl Deduper {
                 "the configuration asks for the semantic stage (semantic.enabled): open with withSemantic(model), in the full build".into(),
             ));
         }
-        let mut deduper = crate::Deduper::new(config).map_err(fail)?;
+        let mut deduper = semhash::Deduper::new(config).map_err(fail)?;
         if let Some(stage) = semantic {
             deduper = deduper.with_semantic(stage);
         }
@@ -286,7 +290,7 @@ impl Deduper {
     /// "learned") is unsure of, in `dedup` and `compare`: a synchronous
     /// `(pairs: {a, b, p}[]) => {duplicate, confidence, relation?}[]`, asked
     /// about verdicts with uncertainty >= `band`, at most `budget` of the
-    /// candidate pairs (defaults: [`crate::judge::JudgeConfig`]'s; checked as
+    /// candidate pairs (defaults: [`semhash::judge::JudgeConfig`]'s; checked as
     /// the command checks them). `null` removes it.
     #[wasm_bindgen(js_name = setJudge)]
     pub fn set_judge(
@@ -295,7 +299,7 @@ impl Deduper {
         budget: Option<f64>,
         band: Option<f32>,
     ) -> Result<(), JsError> {
-        let mut config = crate::judge::JudgeConfig::default();
+        let mut config = semhash::judge::JudgeConfig::default();
         config.budget.fraction = budget.unwrap_or(config.budget.fraction);
         config.band = band.unwrap_or(config.band);
         config.validate().map_err(fail)?;
@@ -315,7 +319,7 @@ impl Deduper {
         let judged = deduper.judge_compared(&mut verdicts, &[(a, b)]).is_some_and(|r| r.calls > 0);
         let [verdict] = verdicts;
         let mut out =
-            serde_json::to_value(crate::decide::Comparison::new(&verdict, signals)).expect("a comparison serialises");
+            serde_json::to_value(semhash::decide::Comparison::new(&verdict, signals)).expect("a comparison serialises");
         out["judged"] = judged.into();
         to_js(&out)
     }
@@ -344,13 +348,13 @@ impl Deduper {
 /// The semantic stage in the browser (the full build): the student encoder
 /// and the learned hyperplanes, from the bytes of `student.onnx`,
 /// `tokenizer.json` and `sph-128.bin`, fetched once by the host.
-#[cfg(feature = "encoder")]
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 pub struct SemanticModel {
-    stage: crate::semantic::Stage,
+    stage: semhash::semantic::Stage,
 }
 
-#[cfg(feature = "encoder")]
+#[cfg(feature = "full")]
 #[wasm_bindgen]
 impl SemanticModel {
     /// The model from its three files' bytes (as `loadModel` fetches them):
@@ -359,7 +363,7 @@ impl SemanticModel {
     #[wasm_bindgen(constructor)]
     pub fn new(onnx: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
         let stage =
-            crate::encoder::semantic_stage(onnx, tokenizer_json, projection, &Default::default()).map_err(fail)?;
+            semhash::encoder::semantic_stage(onnx, tokenizer_json, projection, &Default::default()).map_err(fail)?;
         Ok(SemanticModel { stage })
     }
 
@@ -367,7 +371,7 @@ impl SemanticModel {
     pub fn codes(&self, texts: Vec<String>) -> Result<Array, JsError> {
         let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
         let sketches = self.stage.sketch(&refs, &Silent).map_err(fail)?;
-        Ok(sketches.iter().map(|s| JsValue::from_str(&crate::sketch::semantic::code_hex(&s.code))).collect())
+        Ok(sketches.iter().map(|s| JsValue::from_str(&semhash::sketch::semantic::code_hex(&s.code))).collect())
     }
 }
 
@@ -381,12 +385,12 @@ struct JsJudge(js_sys::Function);
 unsafe impl Send for JsJudge {}
 unsafe impl Sync for JsJudge {}
 
-impl crate::judge::Judge for JsJudge {
+impl semhash::judge::Judge for JsJudge {
     fn name(&self) -> &'static str {
         "js-callback"
     }
 
-    fn judge(&self, pairs: &[crate::judge::Pair<'_>]) -> Vec<crate::Result<crate::judge::Judgement>> {
+    fn judge(&self, pairs: &[semhash::judge::Pair<'_>]) -> Vec<semhash::Result<semhash::judge::Judgement>> {
         let failed = |why: String| pairs.iter().map(|_| Err(Error::Input(why.clone()))).collect();
         let input = Array::new();
         for p in pairs {
@@ -423,11 +427,11 @@ impl crate::judge::Judge for JsJudge {
 
 /// `{duplicate: boolean, confidence: number, relation?: string}`, read by hand:
 /// a serde deserializer for it would cost the lite module more than this.
-fn judgement(v: &JsValue) -> std::result::Result<crate::judge::Judgement, String> {
+fn judgement(v: &JsValue) -> std::result::Result<semhash::judge::Judgement, String> {
     let get = |name: &str| Reflect::get(v, &JsValue::from_str(name)).map_err(|_| format!("no field {name:?}"));
     let duplicate = get("duplicate")?.as_bool().ok_or("duplicate must be a boolean")?;
     let confidence = get("confidence")?.as_f64().ok_or("confidence must be a number")? as f32;
-    let mut out = crate::judge::Judgement::new(duplicate, confidence);
+    let mut out = semhash::judge::Judgement::new(duplicate, confidence);
     let relation = get("relation")?;
     if let Some(name) = relation.as_string() {
         out.relation = Some(serde_json::from_value(serde_json::Value::String(name)).map_err(|e| e.to_string())?);
