@@ -7,8 +7,143 @@
 //! also share a predicted cluster), and false pairs (sharing a predicted
 //! cluster, not a true one) that touch a document of the type.
 
+use crate::decide::{PairSignals, Verdict};
+use crate::judge::JudgeStats;
+use crate::pipeline::RunStats;
+use crate::{Deduper, Document, Result};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+
+/// What [`evaluate_pairs`] measured (`semhash eval --pairs` prints it and
+/// writes it with `--json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PairsReport {
+    /// Pairs evaluated.
+    pub pairs: usize,
+    /// Of those, labelled duplicates.
+    pub positives: usize,
+    /// The verdicts, at the configured decision.
+    pub at_config: PairMetrics,
+    /// The verdicts' score and each similarity signal at its best threshold
+    /// (chosen on these labels: an upper bound, not a setting).
+    pub best: BTreeMap<String, PairMetrics>,
+    /// Pairs a learned boundary is unsure of (uncertainty >= 0.5): those a
+    /// judge would be offered.
+    pub uncertain_pairs: usize,
+    /// The verdicts on the other pairs (a learned boundary only).
+    pub confident: Option<PairMetrics>,
+    /// What the judge did, with one.
+    pub judge: Option<JudgeStats>,
+}
+
+/// Scores labelled pairs (`labels[i]`: pair i is a duplicate) with the
+/// pipeline's verdicts, its judge included. `signals`, when given, are the
+/// pairs' signals as [`Deduper::compare`] computed them: decided again,
+/// not recomputed (the same pairs, in order).
+///
+/// # Errors
+///
+/// What [`Deduper::compare_judged`] refuses.
+pub fn evaluate_pairs(
+    deduper: &Deduper,
+    pairs: &[(&str, &str)],
+    labels: &[bool],
+    signals: Option<Vec<PairSignals>>,
+) -> Result<PairsReport> {
+    let (results, judged) = deduper.compare_judged(pairs, signals)?;
+    let at_config =
+        PairMetrics::of_predictions(results.iter().zip(labels).map(|((v, _), &l)| (v.relation.is_duplicate(), l)));
+    let best_of = |f: &dyn Fn(&(Verdict, PairSignals)) -> f32| {
+        let scored: Vec<(f32, bool)> = results.iter().zip(labels).map(|(r, &l)| (f(r), l)).collect();
+        PairMetrics::best_threshold(&scored)
+    };
+    let mut best = BTreeMap::from([
+        ("score".to_owned(), best_of(&|(v, _)| v.score)),
+        ("char_sim".to_owned(), best_of(&|(_, s)| s.char_sim)),
+        ("weighted_sim".to_owned(), best_of(&|(_, s)| s.weighted_sim)),
+    ]);
+    if results.iter().any(|(_, s)| s.cosine.is_some()) {
+        best.insert("cosine".to_owned(), best_of(&|(_, s)| s.cosine.unwrap_or(0.0)));
+    }
+    let unsure = |v: &Verdict| v.confidence.is_some_and(|c| c.uncertainty >= 0.5);
+    let confident = results.iter().any(|(v, _)| v.confidence.is_some()).then(|| {
+        PairMetrics::of_predictions(
+            results
+                .iter()
+                .zip(labels)
+                .filter(|((v, _), _)| !unsure(v))
+                .map(|((v, _), &l)| (v.relation.is_duplicate(), l)),
+        )
+    });
+    Ok(PairsReport {
+        pairs: pairs.len(),
+        positives: labels.iter().filter(|&&l| l).count(),
+        at_config,
+        best,
+        uncertain_pairs: results.iter().filter(|(v, _)| unsure(v)).count(),
+        confident,
+        judge: judged.as_ref().map(JudgeStats::from),
+    })
+}
+
+/// Where a document belongs in ground truth.
+#[derive(Clone, Debug)]
+pub struct Truth {
+    /// Its true cluster: documents of one cluster are duplicates of each other.
+    pub cluster: String,
+    /// The kind of duplicate its cluster is (reported per kind).
+    pub kind: String,
+    /// The viral snippet pasted into it, if any: documents sharing one are
+    /// not duplicates, but the snippet should be reported.
+    pub snippet: Option<String>,
+}
+
+/// What [`evaluate_clusters`] measured (`semhash eval --clusters`).
+#[derive(Clone, Debug, Serialize)]
+pub struct ClustersReport {
+    /// Documents de-duplicated.
+    pub documents: usize,
+    /// Pair-counting recall and false pairs per kind ([`cluster_metrics`]).
+    pub per_type: BTreeMap<String, TypeMetrics>,
+    /// Pairs put in one cluster that are in different true clusters.
+    pub false_pairs: u64,
+    /// True snippet groups (documents sharing one pasted snippet).
+    pub snippet_groups: usize,
+    /// Of those, the ones reported ([`snippets_found`]).
+    pub snippet_groups_found: usize,
+    /// The run's counts and timings.
+    pub stats: RunStats,
+}
+
+/// De-duplicates `docs` (admitted: distinct ids, valid texts) and scores the
+/// clusters against `truth` (`truth[i]` for `docs[i]`).
+///
+/// # Errors
+///
+/// What [`Deduper::dedup`] refuses.
+pub fn evaluate_clusters(deduper: &Deduper, docs: &[Document], truth: &[Truth]) -> Result<ClustersReport> {
+    let outcome = deduper.dedup(docs, &crate::util::Silent)?;
+    let predicted: Vec<u32> = outcome.docs.iter().map(|r| r.cluster).collect();
+    let kinds: Vec<(&str, &str)> = truth.iter().map(|t| (t.cluster.as_str(), t.kind.as_str())).collect();
+    let all: Vec<(&str, &str)> = truth.iter().map(|t| (t.cluster.as_str(), "all")).collect();
+    let position: HashMap<&str, usize> = docs.iter().enumerate().map(|(i, d)| (d.id.as_str(), i)).collect();
+    let mut groups: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, t) in truth.iter().enumerate() {
+        if let Some(s) = &t.snippet {
+            groups.entry(s.clone()).or_default().push(i);
+        }
+    }
+    let reported: Vec<Vec<usize>> =
+        outcome.snippets.iter().map(|s| s.docs.iter().map(|id| position[id.as_str()]).collect()).collect();
+    Ok(ClustersReport {
+        documents: docs.len(),
+        per_type: cluster_metrics(&kinds, &predicted),
+        false_pairs: cluster_metrics(&all, &predicted)["all"].false_pairs,
+        snippet_groups: groups.len(),
+        snippet_groups_found: snippets_found(&groups, &reported),
+        stats: outcome.stats,
+    })
+}
 
 /// Precision, recall and F1 at one threshold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]

@@ -274,6 +274,28 @@ impl Deduper {
         Some(report)
     }
 
+    /// [`Deduper::compare`] of `pairs`, or their `signals` decided again
+    /// (as `compare` computed them, in order), then the judge's second
+    /// opinions ([`Deduper::judge_compared`]) and what it did.
+    ///
+    /// # Errors
+    ///
+    /// What [`Deduper::compare`] refuses.
+    #[allow(clippy::type_complexity)]
+    pub fn compare_judged(
+        &self,
+        pairs: &[(&str, &str)],
+        signals: Option<Vec<PairSignals>>,
+    ) -> Result<(Vec<(Verdict, PairSignals)>, Option<crate::judge::JudgeReport>)> {
+        let results = match signals {
+            None => self.compare(pairs)?,
+            Some(signals) => signals.into_iter().map(|s| (self.config.decide.decide(&s), s)).collect(),
+        };
+        let (mut verdicts, signals): (Vec<Verdict>, Vec<PairSignals>) = results.into_iter().unzip();
+        let report = self.judge_compared(&mut verdicts, pairs);
+        Ok((verdicts.into_iter().zip(signals).collect(), report))
+    }
+
     /// [`Deduper::second_opinions`] on the verdicts of [`Deduper::compare`]
     /// over `pairs`: a pair the judge makes a duplicate is a paraphrase with a
     /// semantic stage, a near duplicate without.

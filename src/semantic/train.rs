@@ -257,6 +257,75 @@ fn gradients(p: &Projection, x: &[f32], beta: f32, config: &TrainConfig) -> (Los
     (Losses { sim, orth, balance, total }, grad_w, grad_b)
 }
 
+/// Learned hyperplanes and what was measured making them
+/// ([`train_projection`]; `semhash train-sph --report` writes it).
+#[derive(Clone, Debug, Serialize)]
+pub struct ProjectionTraining {
+    /// The learned hyperplanes, their radius table calibrated.
+    #[serde(skip)]
+    pub projection: Projection,
+    /// Random hyperplanes of the same seed, calibrated alike: the baseline.
+    #[serde(skip)]
+    pub random: Projection,
+    /// Embeddings trained on.
+    pub texts: usize,
+    /// Of those, the ones held out to calibrate the radius tables.
+    pub calibration_texts: usize,
+    /// Their dimensions.
+    pub dims: usize,
+    /// The training settings.
+    pub config: TrainConfig,
+    /// The losses, every step that reported them.
+    pub log: Vec<LoggedStep>,
+    /// `(cosine, Hamming radius, pairs)` of the learned hyperplanes and of
+    /// random ones (the baseline), from the held-out embeddings.
+    pub radius: Radii,
+}
+
+/// One logged step of training.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct LoggedStep {
+    /// The step.
+    pub step: usize,
+    /// Its losses.
+    pub losses: Losses,
+}
+
+/// Radius tables of learned and random hyperplanes.
+#[derive(Clone, Debug, Serialize)]
+pub struct Radii {
+    /// The learned hyperplanes'.
+    pub learned: Vec<(f32, u32, usize)>,
+    /// Random hyperplanes' (same seed, same calibration).
+    pub random: Vec<(f32, u32, usize)>,
+}
+
+/// Trains hyperplanes on `embeddings` (`dims` wide, row after row): the last
+/// tenth (at most 3,000) is held out to calibrate the radius tables of the
+/// learned and of random hyperplanes against the rest, which trains.
+/// `on_step` sees the losses as [`train`] logs them.
+pub fn train_projection(
+    embeddings: &[f32],
+    dims: usize,
+    config: &TrainConfig,
+    on_step: &mut dyn FnMut(usize, Losses),
+) -> ProjectionTraining {
+    let texts = embeddings.len() / dims;
+    let held = (texts / 10).min(3000);
+    let (training, calibration) = embeddings.split_at((texts - held) * dims);
+    let mut log = Vec::new();
+    let mut projection = train(training, dims, config, &mut |step, losses| {
+        on_step(step, losses);
+        log.push(LoggedStep { step, losses });
+    });
+    let mut random = Projection::random(config.bits, dims, config.seed);
+    let radius = Radii {
+        learned: calibrate(&mut projection, calibration, training),
+        random: calibrate(&mut random, calibration, training),
+    };
+    ProjectionTraining { projection, random, texts, calibration_texts: held, dims, config: config.clone(), log, radius }
+}
+
 /// Cosines at which [`calibrate`] sets a radius.
 pub const RADIUS_COSINES: [f32; 10] = [0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95];
 

@@ -38,37 +38,28 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
     let embeddings = embed(&texts)?;
     let embed_seconds = started.elapsed().as_secs_f64();
     let dims = encoder.dims();
-    // The last tenth (at most 3,000) calibrates the radius table against the rest, which trains.
-    let held = (texts.len() / 10).min(3000);
-    let (training, calibration) = embeddings.split_at((texts.len() - held) * dims);
-
     let config = train::TrainConfig {
         bits: args.bits,
         steps: args.steps,
         learning_rate: args.learning_rate,
         ..Default::default()
     };
-    let mut log = Vec::new();
     let trained = Instant::now();
-    let mut learned = train::train(training, dims, &config, &mut |step, l| {
+    let training = train::train_projection(&embeddings, dims, &config, &mut |step, l| {
         eprintln!(
             "step {step:>5}: L_sim {:.5}  L_orth {:.4}  L_bal {:.5}  total {:.5}",
             l.sim, l.orth, l.balance, l.total
         );
-        log.push(json!({"step": step, "losses": l}));
     });
     let train_seconds = trained.elapsed().as_secs_f64();
-    let mut random = Projection::random(args.bits, dims, config.seed);
-    let radius = train::calibrate(&mut learned, calibration, training);
-    let random_radius = train::calibrate(&mut random, calibration, training);
+    let learned = &training.projection;
     std::fs::write(&args.output, learned.to_bytes())
         .map_err(|e| Error::io(format!("cannot write {}", args.output.display()), e))?;
     eprintln!("semhash: wrote {} ({} bits, {} dims)", args.output.display(), args.bits, dims);
     println!("{:>6} {:>14} {:>14} {:>9}", "cosine", "radius learned", "radius random", "pairs");
-    for (l, r) in radius.iter().zip(&random_radius) {
+    for (l, r) in training.radius.learned.iter().zip(&training.radius.random) {
         println!("{:>6.2} {:>14} {:>14} {:>9}", l.0, l.1, r.1, l.2);
     }
-
     let mut quality = Value::Null;
     if let Some(path) = &args.eval_pairs {
         let pairs = read_pairs(Some(path), OnError::Fail, true)?;
@@ -92,7 +83,7 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
             let block = block(p);
             (train::code_quality(p, &embeddings, &index, budget), block.radius(), block.blocking_recall(&codes, &index))
         };
-        let (l, r) = (measure(&learned), measure(&random));
+        let (l, r) = (measure(learned), measure(&training.random));
         println!(
             "{} positive pairs of {}; recall: partner among the {budget} nearest codes of {} candidates",
             chosen.len(),
@@ -117,18 +108,17 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
         quality = report;
     }
     if let Some(path) = &args.report {
-        write_json(
-            path,
-            &json!({
-                "input": args.input.input.as_ref().map(|p| p.display().to_string()),
-                "texts": texts.len(), "calibration_texts": held, "dims": dims,
-                "embed_seconds": embed_seconds, "embeddings_from_cache": from_cache.get(),
-                "train_seconds": train_seconds,
-                "config": config, "log": log,
-                "radius": {"learned": radius, "random": random_radius},
-                "quality": quality,
-            }),
-        )?;
+        let mut report = serde_json::to_value(&training).expect("a report serialises");
+        for (key, value) in [
+            ("input", json!(args.input.input.as_ref().map(|p| p.display().to_string()))),
+            ("embed_seconds", json!(embed_seconds)),
+            ("embeddings_from_cache", json!(from_cache.get())),
+            ("train_seconds", json!(train_seconds)),
+            ("quality", quality),
+        ] {
+            report[key] = value;
+        }
+        write_json(path, &report)?;
     }
     Ok(())
 }
