@@ -5,7 +5,8 @@
 // lexical stages miss, in `query` over a store and in `dedup`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pkg, root, PARAPHRASES, UNRELATED } from "./helpers.mjs";
 
@@ -82,6 +83,13 @@ test("dedup links paraphrases as `paraphrase` and leaves unrelated texts alone",
 test("wrong model files and the lite build's loadModel are refused with clear errors", async () => {
   await assert.rejects(full.loadModel(join(root, "tests")), /student\.onnx|no such file/i);
   await assert.rejects(lite.loadModel(models), /lite build/);
+  // A copy cut short is refused by name against the folder's SHA256SUMS.
+  const copy = mkdtempSync(join(tmpdir(), "semhash-models-"));
+  for (const f of ["student.onnx", "tokenizer.json", "sph-128.bin", "SHA256SUMS"]) copyFileSync(join(models, f), join(copy, f));
+  const onnx = readFileSync(join(copy, "student.onnx"));
+  writeFileSync(join(copy, "student.onnx"), onnx.subarray(0, onnx.length >> 1));
+  await assert.rejects(full.loadModel(copy), /student\.onnx is truncated or damaged: its SHA-256 is [0-9a-f]{64}, SHA256SUMS lists/);
+  rmSync(copy, { recursive: true, force: true });
   const read = (f) => readFileSync(join(models, f));
   const wasm = await import(join(pkg, "full", "semhash.js"));
   assert.throws(() => new wasm.SemanticModel(read("student.onnx"), read("tokenizer.json"), read("tokenizer.json")), /projection/);
