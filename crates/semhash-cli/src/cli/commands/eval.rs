@@ -71,14 +71,14 @@ pub(crate) fn eval_pairs(deduper: &Deduper, path: &Path, signals: Option<&Path>)
     if let Some(stats) = &report.judge {
         println!("{}", judge_summary(stats));
     }
-    with_file(path, &report)
+    Ok(with_file(path, &report))
 }
 
 /// A report as JSON, with the file it measured.
-fn with_file(path: &Path, report: &impl Serialize) -> Result<Value> {
+fn with_file(path: &Path, report: &impl Serialize) -> Value {
     let mut json = serde_json::to_value(report).expect("a report serialises");
     json["file"] = path.display().to_string().into();
-    Ok(json)
+    json
 }
 
 pub(crate) fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
@@ -126,5 +126,5 @@ pub(crate) fn eval_clusters(deduper: &Deduper, path: &Path) -> Result<Value> {
     if report.snippet_groups > 0 {
         println!("snippets: {} of {} true snippet groups reported", report.snippet_groups_found, report.snippet_groups);
     }
-    with_file(path, &report)
+    Ok(with_file(path, &report))
 }
