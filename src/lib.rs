@@ -21,7 +21,9 @@
 //! 5. [`cluster`]: star clusters: every member a duplicate of its
 //!    cluster's representative, never a chain of look-alikes.
 //!
-//! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use.
+//! [`Deduper`] runs a batch; [`store`] keeps signatures for incremental use;
+//! [`eval`] measures a run against labels; `training` (feature `train`) learns
+//! the decision boundary from unlabelled corpora.
 //!
 //! ```
 //! use semhash::{Config, Deduper, Document, util::Silent};
@@ -56,6 +58,8 @@ pub mod pipeline;
 pub mod semantic;
 pub mod sketch;
 pub mod store;
+#[cfg(feature = "train")]
+pub mod training;
 pub mod util;
 
 pub use config::Config;

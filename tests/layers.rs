@@ -22,7 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     &["pipeline", "admit"],
     &["store"],
-    &["eval", "lib"],
+    &["eval", "training", "lib"],
 ];
 
 /// What the crate root re-exports, by the module that defines it.

@@ -1,6 +1,7 @@
 //! The semantic part of a signature: a K-bit code and an int8 embedding
 //! (made by [`crate::semantic`]), and the arithmetic that compares them.
 
+use super::kernels::Kernel;
 use serde::{Deserialize, Serialize};
 
 /// The semantic part of a signature.
@@ -30,11 +31,9 @@ impl SemanticSketch {
     }
 }
 
-/// Hamming distance of two packed codes. `count_ones` is one `popcnt` per
-/// word on x86-64 with that feature and a short sequence without it; a code
-/// is two to four words, too few for vector popcount to pay for its setup.
+/// Hamming distance of two packed codes, on the fastest kernel this CPU runs.
 pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
-    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
+    Kernel::best().hamming(a, b)
 }
 
 /// A code as hex, its 64-bit words low first (test vectors, the JS face).
@@ -57,13 +56,7 @@ pub fn cosine_i8(a: &[i8], b: &[i8]) -> f32 {
     if a.len() != b.len() {
         return 0.0;
     }
-    let (mut ab, mut aa, mut bb) = (0i32, 0i32, 0i32);
-    for (&x, &y) in a.iter().zip(b) {
-        let (x, y) = (x as i32, y as i32);
-        ab += x * y;
-        aa += x * x;
-        bb += y * y;
-    }
+    let [ab, aa, bb] = Kernel::best().dot_i8(a, b);
     if aa == 0 || bb == 0 {
         return 0.0;
     }

@@ -5,17 +5,19 @@
 //! shingle (CWS): that inner loop over K is where the time goes. Both loops
 //! are written once, in [`portable`], as straight-line arithmetic over slices
 //! of equal length with no branches in the loop body, so LLVM vectorises them.
-//! This module compiles that same code a second time with AVX2 enabled and
+//! This module compiles that same code again with AVX2 and with AVX-512 and
 //! picks the widest version the CPU has at run time; on wasm32 the portable
 //! version is vectorised by `-C target-feature=+simd128`.
 //!
 //! The kernels use only integer operations and IEEE `+ - * /` on `f32` (no
 //! fused multiply-add, no platform `ln`): every version gives the same bits
 //! on every machine, which the tests check on random inputs.
+//!
+//! Comparing semantic sketches (Hamming distance of codes, int8 dot products)
+//! is the hot loop of semantic blocking and lives here for the same reason:
+//! one probe of the CPU, one place that may run `unsafe` feature-gated code.
 
 pub mod portable;
-#[cfg(target_arch = "x86_64")]
-mod x86;
 
 /// One implementation of the kernels, and only ever one this CPU runs: a
 /// value comes from probing the CPU ([`Kernel::best`], [`Kernel::available`],
@@ -58,8 +60,9 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         return [
             Some(Isa::Portable),
-            std::is_x86_feature_detected!("avx2").then_some(Isa::Avx2),
-            std::is_x86_feature_detected!("avx512f").then_some(Isa::Avx512),
+            (std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("popcnt")).then_some(Isa::Avx2),
+            (std::is_x86_feature_detected!("avx512f") && std::is_x86_feature_detected!("popcnt"))
+                .then_some(Isa::Avx512),
         ]
         .into_iter()
         .flatten()
@@ -84,31 +87,57 @@ impl Kernel {
             Isa::Avx512 => "Avx512",
         }
     }
+}
 
+/// Declares each kernel once: a method of [`Kernel`] that runs the
+/// [`portable`] function of that name, or the same source compiled with AVX2
+/// (and `popcnt`, which every AVX2 CPU has) or with AVX-512F.
+///
+/// `#[target_feature]` lets LLVM use wider registers for the same source:
+/// eight (AVX2) or sixteen (AVX-512) `u32`/`f32` lanes per instruction instead
+/// of four, and with AVX-512 twice the registers, which the ICWS loop's
+/// constants need.
+macro_rules! kernels {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
+        impl Kernel {
+            $($(#[$doc])* pub fn $name(self, $($arg: $ty),*) $(-> $ret)? {
+                match self.0 {
+                    Isa::Portable => portable::$name($($arg),*),
+                    // SAFETY: a `Kernel` of these holds only after `available`
+                    // saw the CPU report the features.
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 => unsafe { x86::avx2::$name($($arg),*) },
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx512 => unsafe { x86::avx512::$name($($arg),*) },
+                }
+            })*
+        }
+
+        #[cfg(target_arch = "x86_64")]
+        mod x86 {
+            pub mod avx2 {
+                use super::super::*;
+                $(#[target_feature(enable = "avx2,popcnt")]
+                pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? { portable::$name($($arg),*) })*
+            }
+            pub mod avx512 {
+                use super::super::*;
+                $(#[target_feature(enable = "avx512f,popcnt")]
+                pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? { portable::$name($($arg),*) })*
+            }
+        }
+    };
+}
+
+kernels! {
     /// `sig[k] = min(sig[k], min over x in keys of fmix32(x ^ seeds[k]))`.
-    pub fn minhash(self, keys: &[u32], seeds: &[u32], sig: &mut [u32]) {
-        match self.0 {
-            Isa::Portable => portable::minhash(keys, seeds, sig),
-            // SAFETY: a `Kernel` of these holds only after `available` saw
-            // the CPU report the feature.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { x86::minhash_avx2(keys, seeds, sig) },
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { x86::minhash_avx512(keys, seeds, sig) },
-        }
-    }
-
+    fn minhash(keys: &[u32], seeds: &[u32], sig: &mut [u32]);
     /// Folds weighted elements into the running ICWS minima; see [`portable::icws`].
-    pub fn icws(self, keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
-        match self.0 {
-            Isa::Portable => portable::icws(keys, ln_weights, seeds, state),
-            // SAFETY: as above.
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx2 => unsafe { x86::icws_avx2(keys, ln_weights, seeds, state) },
-            #[cfg(target_arch = "x86_64")]
-            Isa::Avx512 => unsafe { x86::icws_avx512(keys, ln_weights, seeds, state) },
-        }
-    }
+    fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState);
+    /// Bits that differ between two packed codes; see [`portable::hamming`].
+    fn hamming(a: &[u64], b: &[u64]) -> u32;
+    /// `[a·b, a·a, b·b]` of two int8 vectors; see [`portable::dot_i8`].
+    fn dot_i8(a: &[i8], b: &[i8]) -> [i32; 3];
 }
 
 /// Per-sampler seeds of the four hashes behind the ICWS random variables.
@@ -218,6 +247,26 @@ mod tests {
                     got.ln_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
                     want.ln_a.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn every_kernel_compares_codes_and_embeddings_as_portable_does() {
+        for n in [0, 1, 2, 4, 31, 384, 1000] {
+            let words = |seed| random_u32(2 * n, seed).chunks(2).map(|c| (c[0] as u64) << 32 | c[1] as u64).collect();
+            let (a, b): (Vec<u64>, Vec<u64>) = (words(5), words(6));
+            let bytes = |seed| random_u32(n, seed).iter().map(|&x| x as i8).collect::<Vec<i8>>();
+            let (x, y) = (bytes(7), bytes(8));
+            let (want_h, want_d) = (Kernel::PORTABLE.hamming(&a, &b), Kernel::PORTABLE.dot_i8(&x, &y));
+            let naive: u32 =
+                a.iter().zip(&b).map(|(p, q)| (0..64).filter(|i| (p ^ q) >> i & 1 == 1).count() as u32).sum();
+            assert_eq!(want_h, naive, "n={n}");
+            let dot = |p: &[i8], q: &[i8]| p.iter().zip(q).map(|(&s, &t)| s as i32 * t as i32).sum::<i32>();
+            assert_eq!(want_d, [dot(&x, &y), dot(&x, &x), dot(&y, &y)], "n={n}");
+            for kernel in Kernel::available() {
+                assert_eq!(kernel.hamming(&a, &b), want_h, "{kernel:?} hamming n={n}");
+                assert_eq!(kernel.dot_i8(&x, &y), want_d, "{kernel:?} dot_i8 n={n}");
             }
         }
     }

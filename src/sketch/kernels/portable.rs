@@ -16,6 +16,28 @@ pub fn minhash(keys: &[u32], seeds: &[u32], sig: &mut [u32]) {
     }
 }
 
+/// Bits that differ between two packed codes. `count_ones` is one `popcnt`
+/// per word where the kernel enables it; a code is two to four words, too
+/// few for vector popcount to pay for its setup.
+#[inline(always)]
+pub fn hamming(a: &[u64], b: &[u64]) -> u32 {
+    a.iter().zip(b).map(|(x, y)| (x ^ y).count_ones()).sum()
+}
+
+/// `[a·b, a·a, b·b]` of two int8 vectors, in `i32`: exact (each product is at
+/// most 2^14, so 2^17 components fit), hence equal on every kernel.
+#[inline(always)]
+pub fn dot_i8(a: &[i8], b: &[i8]) -> [i32; 3] {
+    let (mut ab, mut aa, mut bb) = (0i32, 0i32, 0i32);
+    for (&x, &y) in a.iter().zip(b) {
+        let (x, y) = (x as i32, y as i32);
+        ab += x * y;
+        aa += x * x;
+        bb += y * y;
+    }
+    [ab, aa, bb]
+}
+
 /// A uniform in (0, 1) from the top 24 bits of a hash; never 0 or 1.
 #[inline(always)]
 fn uniform(h: u32) -> f32 {

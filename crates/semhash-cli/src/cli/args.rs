@@ -1,6 +1,7 @@
 //! Every flag of every command, documented here and nowhere else.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use semhash::training::BoundaryTraining;
 use std::path::PathBuf;
 
 /// Document de-duplication that understands meaning.
@@ -366,17 +367,17 @@ pub struct TrainBoundaryArgs {
     pub templates: Option<PathBuf>,
     /// Base texts per corpus (evenly spread over it); each makes a positive
     /// and a negative pair.
-    #[arg(long, default_value_t = 3000, value_name = "N")]
+    #[arg(long, default_value_t = BoundaryTraining::default().per_corpus, value_name = "N")]
     pub per_corpus: usize,
-    /// Share of swappable words a paraphrase rewords (0.8 was chosen over 0.5
+    /// Share of swappable words a paraphrase rewords (the default was chosen
     /// on the F1 of the Bible dev pairs: see models/README.md).
-    #[arg(long, default_value_t = 0.8, value_name = "R")]
+    #[arg(long, default_value_t = BoundaryTraining::default().paraphrase_strength, value_name = "R")]
     pub paraphrase_strength: f64,
     /// Ensemble members (their disagreement is part of the uncertainty).
-    #[arg(long, default_value_t = 5, value_name = "N")]
+    #[arg(long, default_value_t = BoundaryTraining::default().config.members, value_name = "N")]
     pub members: usize,
-    /// Adam steps per member (minibatches of 256 pairs).
-    #[arg(long, default_value_t = 2000, value_name = "N")]
+    /// Adam steps per member (minibatches of pairs).
+    #[arg(long, default_value_t = BoundaryTraining::default().config.steps, value_name = "N")]
     pub steps: usize,
     /// Hold this feature at 0 in training and use (an ablation); repeatable.
     #[arg(long, value_name = "NAME")]

@@ -20,7 +20,6 @@ use semhash::judge::JudgeConfig;
 use semhash::{Config, Deduper, Document, Error, Result};
 use serde::Serialize;
 use serde_json::{json, Map, Value};
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
@@ -128,51 +127,6 @@ pub(crate) fn judge_summary(j: &semhash::judge::JudgeStats) -> String {
         j.changed,
         j.failed
     )
-}
-
-/// Embeds the short texts as [`Deduper::embed_short`] does, reusing the
-/// sketches of texts embedded before when `cache` (a directory) has them:
-/// other augmentation settings change a few thousand texts, not all of them.
-pub(crate) fn embed_cached(
-    semantic: &Deduper,
-    texts: &[&str],
-    sigs: &mut [semhash::sketch::Signature],
-    cache: Option<&Path>,
-) -> Result<usize> {
-    use semhash::sketch::semantic::SemanticSketch;
-    let file = cache.map(|dir| dir.join("sketches.json"));
-    let mut known: std::collections::HashMap<String, SemanticSketch> = file
-        .as_ref()
-        .and_then(|p| std::fs::read(p).ok())
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    let key = |t: &str| format!("{:032x}", semhash::util::hash::hash128(t.as_bytes()));
-    let missing: Vec<usize> = (0..texts.len()).filter(|&i| !known.contains_key(&key(texts[i]))).collect();
-    let missing_texts: Vec<&str> = missing.iter().map(|&i| texts[i]).collect();
-    let mut missing_sigs: Vec<_> = missing.iter().map(|&i| sigs[i].clone()).collect();
-    let bar = Bar::new(false);
-    semantic.embed_short(&missing_texts, &mut missing_sigs, &bar)?;
-    bar.finish();
-    for (t, s) in missing_texts.iter().zip(missing_sigs) {
-        if let Some(sketch) = s.semantic {
-            known.insert(key(t), sketch);
-        }
-    }
-    let max_chars = semantic.config().decide.blocking().semantic_max_chars;
-    let mut embedded = 0;
-    for (t, sig) in texts.iter().zip(sigs.iter_mut()) {
-        if sig.char_len <= max_chars {
-            sig.semantic = known.get(&key(t)).cloned();
-            embedded += 1;
-        }
-    }
-    if let Some(path) = &file {
-        std::fs::create_dir_all(path.parent().expect("in a directory"))
-            .map_err(|e| Error::io(format!("cannot create {}", path.display()), e))?;
-        std::fs::write(path, serde_json::to_vec(&known).expect("sketches serialise"))
-            .map_err(|e| Error::io(format!("cannot write {}", path.display()), e))?;
-    }
-    Ok(embedded)
 }
 
 /// At most `n` items, evenly spread over `items`.
