@@ -57,6 +57,7 @@ pub mod normalize;
 pub mod pipeline;
 pub mod semantic;
 pub mod sketch;
+pub mod stages;
 pub mod store;
 #[cfg(feature = "train")]
 pub mod training;

@@ -345,6 +345,16 @@ impl Deduper {
         self.fingerprint
     }
 
+    /// The blocker that turns signatures into candidate keys.
+    pub fn blocker(&self) -> &Blocker {
+        &self.blocker
+    }
+
+    /// Whether a judge gives second opinions ([`Deduper::with_judge`]).
+    pub fn has_judge(&self) -> bool {
+        self.judge.is_some()
+    }
+
     /// The signer it sketches with, for signing outside a batch (a store).
     pub fn signer(&self) -> &Signer {
         &self.signer

@@ -21,7 +21,7 @@ const LAYERS: &[&[&str]] = &[
     &["cluster"],
     &["config"],
     &["pipeline", "admit"],
-    &["store"],
+    &["store", "stages"],
     &["eval", "training", "lib"],
 ];
 

@@ -88,27 +88,42 @@ impl WordStats {
     /// Counts each word once per text; `texts` are normalized, exact copies removed.
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = &'a str>, prior_docs: u32) -> Self {
         let mut stats = WordStats { docs: 0, prior_docs, counts: HashMap::default() };
-        let mut seen: Vec<u64> = Vec::new();
         // Each (context, word) once, keyed by their combined hash.
         let mut filled: HashMap<u64, (u32, u32)> = HashMap::default();
         for text in texts {
-            let hashes: Vec<u64> = words(text).iter().map(|w| w.hash).collect();
-            for (i, &h) in hashes.iter().enumerate() {
-                let c = context(&hashes, i);
-                if filled.insert(combine(c, h), (0, 0)).is_none() {
+            let keys = WordKeys::of(text);
+            for (c, filler) in keys.fillers {
+                if filled.insert(filler, (0, 0)).is_none() {
                     stats.counts.entry(c).or_default().1 += 1;
                 }
             }
-            seen.clear();
-            seen.extend(hashes);
-            seen.sort_unstable();
-            seen.dedup();
-            for &h in &seen {
+            for h in keys.words {
                 stats.counts.entry(h).or_default().0 += 1;
             }
             stats.docs += 1;
         }
         stats
+    }
+
+    /// Statistics put together from counts made elsewhere (a cluster's
+    /// aggregations; see [`crate::stages`]): `docs` texts, `(word, texts
+    /// holding it)` summed over [`WordKeys::words`], and `(context,
+    /// different fillers)` counted over the distinct [`WordKeys::fillers`].
+    /// Reading a text needs only the entries of its own words and contexts.
+    pub fn from_parts(
+        docs: u64,
+        prior_docs: u32,
+        words: impl IntoIterator<Item = (u64, u32)>,
+        contexts: impl IntoIterator<Item = (u64, u32)>,
+    ) -> Self {
+        let mut counts: HashMap<u64, (u32, u32)> = HashMap::default();
+        for (h, n) in words {
+            counts.entry(h).or_default().0 += n;
+        }
+        for (c, n) in contexts {
+            counts.entry(c).or_default().1 += n;
+        }
+        WordStats { docs, prior_docs, counts }
     }
 
     /// Whether position `i` of a text (its word hashes) is a template's slot:
@@ -127,6 +142,35 @@ impl WordStats {
         let total = (self.docs + self.prior_docs as u64).max(2) as f64;
         let idf = (total / (self.df(hash) as f64 + 1.0)).ln();
         (idf / total.ln()).clamp(0.0, 1.0) as f32
+    }
+}
+
+/// What one text adds to [`WordStats`]: the counts are sums and distinct
+/// counts of these over the corpus's texts.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WordKeys {
+    /// The text's distinct word hashes, sorted.
+    pub words: Vec<u64>,
+    /// `(context, filler)` of each position: its context's hash, and that
+    /// context combined with the word in it (distinct fillers of a context
+    /// tell a template's slot).
+    pub fillers: Vec<(u64, u64)>,
+}
+
+impl WordKeys {
+    /// The keys of a normalized text.
+    pub fn of(text: &str) -> Self {
+        let hashes: Vec<u64> = words(text).iter().map(|w| w.hash).collect();
+        let fillers = (0..hashes.len())
+            .map(|i| {
+                let c = context(&hashes, i);
+                (c, combine(c, hashes[i]))
+            })
+            .collect();
+        let mut words = hashes;
+        words.sort_unstable();
+        words.dedup();
+        WordKeys { words, fillers }
     }
 }
 

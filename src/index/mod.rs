@@ -115,6 +115,11 @@ impl Blocker {
         (self.weighted.banding(), self.chars.banding())
     }
 
+    /// Shared passage keys that make a candidate.
+    pub fn min_shared_passages(&self) -> usize {
+        self.min_shared_passages as usize
+    }
+
     /// Band keys of the sketches: one shared key makes a candidate.
     pub fn band_keys<'a>(&'a self, sig: &'a Signature) -> impl Iterator<Item = u64> + 'a {
         let short = sig.char_len <= self.short_max_chars;
@@ -146,7 +151,7 @@ pub fn candidate_pairs(sigs: &[&Signature], rank: &[u64], blocker: &Blocker, cap
     let mut pairs = join(sigs, rank, cap, |s| blocker.band_keys(s).collect());
     let mut shared = join(sigs, rank, cap, |s| blocker.passage_keys(s).collect());
     crate::util::par::sort(&mut shared);
-    let min_shared = blocker.min_shared_passages as usize;
+    let min_shared = blocker.min_shared_passages();
     pairs.extend(shared.chunk_by(|a, b| a == b).filter(|run| run.len() >= min_shared).map(|run| run[0]));
     crate::util::par::sort(&mut pairs);
     pairs.dedup();
@@ -166,17 +171,27 @@ fn join(
     keyed.dedup();
     let groups: Vec<&[(u64, u32)]> = keyed.chunk_by(|a, b| a.0 == b.0).filter(|g| g.len() > 1).collect();
     crate::util::par::flat_map_indexed(&groups, |_, group| {
-        let mut out = Vec::new();
-        if group.len() <= cap {
-            for (i, &(_, a)) in group.iter().enumerate() {
-                out.extend(group[i + 1..].iter().map(|&(_, b)| (a, b)));
-            }
-        } else {
-            let rep = group.iter().map(|&(_, d)| d).min_by_key(|&d| (rank[d as usize], d)).expect("non-empty");
-            out.extend(group.iter().filter(|&&(_, d)| d != rep).map(|&(_, d)| (rep.min(d), rep.max(d))));
-        }
-        out
+        let members: Vec<u32> = group.iter().map(|&(_, d)| d).collect();
+        bucket_pairs(&members, |d| rank[d as usize], cap)
     })
+}
+
+/// The candidate pairs `(a, b)`, `a < b`, of one bucket: the documents that
+/// share one key, distinct and in ascending order. A bucket of at most `cap`
+/// gives every pair; a larger one (a hot key) pairs each member with its
+/// representative, the member of lowest `(rank, doc)`, so it costs linear,
+/// not quadratic, work.
+pub fn bucket_pairs(members: &[u32], rank: impl Fn(u32) -> u64, cap: usize) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    if members.len() <= cap {
+        for (i, &a) in members.iter().enumerate() {
+            out.extend(members[i + 1..].iter().map(|&b| (a, b)));
+        }
+    } else {
+        let rep = *members.iter().min_by_key(|&&d| (rank(d), d)).expect("a bucket has members");
+        out.extend(members.iter().filter(|&&d| d != rep).map(|&d| (rep.min(d), rep.max(d))));
+    }
+    out
 }
 
 /// Signatures indexed for adding, querying and removing one document at a time.

@@ -89,7 +89,6 @@ impl CorpusStats {
     /// (exact copies removed beforehand, so that a document pasted 10,000
     /// times counts once).
     pub fn from_corpus(config: &WeightConfig, docs: &[&[u64]]) -> Self {
-        let min_docs = config.boilerplate_min_docs.max(2);
         let distinct: Vec<Shingles> = crate::util::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
         let docs = &distinct;
         let mut all: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| d.0.clone());
@@ -98,14 +97,8 @@ impl CorpusStats {
             runs(&all).filter(|&(_, n)| n >= 2).map(|(h, n)| (h, (n, 0))).collect();
         drop(all);
 
-        let df = |h: &u64| shared.get(h).map_or(1, |&(n, _)| n);
-        let mut content: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| {
-            let own = d.0.iter().filter(|h| df(h) < min_docs).count() as u32;
-            if own < config.own_content_min_shingles {
-                return Vec::new();
-            }
-            d.0.iter().copied().filter(|h| df(h) >= min_docs).collect()
-        });
+        let df = |h: u64| shared.get(&h).map_or(1, |&(n, _)| n);
+        let mut content: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| content_holder(config, &d.0, df));
         crate::util::par::sort(&mut content);
         for (h, n) in runs(&content) {
             if let Some(entry) = shared.get_mut(&h) {
@@ -113,6 +106,19 @@ impl CorpusStats {
             }
         }
         CorpusStats { config: config.clone(), docs: docs.len() as u64, shared, seen: None }
+    }
+
+    /// Statistics put together from counts made elsewhere (a cluster's
+    /// aggregations; see [`crate::stages`]): `docs` distinct documents and
+    /// `(shingle, df, content_df)` as [`CorpusStats::from_corpus`] counts
+    /// them. Entries of shingles held by one document may be left out.
+    ///
+    /// Signing reads only the entries of the document's own shingles, so
+    /// statistics holding just those (and the corpus's `docs`) sign it as the
+    /// whole corpus's would.
+    pub fn from_parts(config: &WeightConfig, docs: u64, entries: impl IntoIterator<Item = (u64, u32, u32)>) -> Self {
+        let shared = entries.into_iter().filter(|e| e.1 >= 2).map(|(h, df, content)| (h, (df, content))).collect();
+        CorpusStats { config: config.clone(), docs, shared, seen: None }
     }
 
     /// Counts one more document.
@@ -310,6 +316,19 @@ pub struct DocShingles {
 /// `(value, run length)` of each run of equal values in a sorted slice.
 fn runs(sorted: &[u64]) -> impl Iterator<Item = (u64, u32)> + '_ {
     sorted.chunk_by(|a, b| a == b).map(|run| (run[0], run.len() as u32))
+}
+
+/// The shingles a document counts in `content_df`: its widespread ones
+/// (`df` at least `boilerplate_min_docs`), when it has at least
+/// `own_content_min_shingles` of its own; else none. `distinct` is the
+/// document's shingle set, `df` the corpus's document frequency.
+pub fn content_holder(config: &WeightConfig, distinct: &[u64], df: impl Fn(u64) -> u32) -> Vec<u64> {
+    let min_docs = config.boilerplate_min_docs.max(2);
+    let own = distinct.iter().filter(|&&h| df(h) < min_docs).count() as u32;
+    if own < config.own_content_min_shingles {
+        return Vec::new();
+    }
+    distinct.iter().copied().filter(|&h| df(h) >= min_docs).collect()
 }
 
 #[cfg(test)]
