@@ -29,3 +29,34 @@ export async function startWorker() {
   await mf.ready;
   return mf;
 }
+
+/**
+ * Resident memory of the workerd processes this process started (Linux
+ * /proc), in MiB: `{ rss, peak }` summed over them (peak is VmHWM, the most
+ * each held), or null where /proc is not there.
+ */
+export function workerdMemory() {
+  let procs;
+  try {
+    procs = readdirSync("/proc").filter((p) => /^\d+$/.test(p));
+  } catch {
+    return null;
+  }
+  let found = null;
+  for (const pid of procs) {
+    let status;
+    try {
+      status = readFileSync(`/proc/${pid}/status`, "utf8");
+    } catch {
+      continue; // gone since the listing
+    }
+    const field = (name) => Number(new RegExp(`^${name}:\\s+(\\S+)`, "m").exec(status)?.[1] ?? NaN);
+    const name = /^Name:\s+(\S+)/m.exec(status)?.[1] ?? "";
+    if (field("PPid") === process.pid && name.startsWith("workerd")) {
+      found ??= { rss: 0, peak: 0 };
+      found.rss += field("VmRSS") / 1024;
+      found.peak += field("VmHWM") / 1024;
+    }
+  }
+  return found;
+}

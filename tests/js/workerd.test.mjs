@@ -2,7 +2,8 @@
 // clear 4xx answers to bad requests.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { startWorker } from "./workerd.mjs";
+import { existsSync } from "node:fs";
+import { startWorker, workerdMemory } from "./workerd.mjs";
 
 let mf;
 before(async () => {
@@ -90,8 +91,12 @@ test("load: 1,000 POSTs, 16 at a time, a fifth of them bad: no 5xx, every good d
   assert.ok(health.wasm_memory_bytes < 128 * 2 ** 20, `wasm memory ${health.wasm_memory_bytes}`);
   latencies.sort((a, b) => a - b);
   const at = (q) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))].toFixed(1);
+  // The whole workerd process (runtime, isolate, wasm), where /proc tells.
+  const mem = workerdMemory();
+  if (existsSync("/proc/self/status")) assert.ok(mem && mem.peak > 0, "the workerd process is found under /proc");
+  const resident = mem ? `; workerd process resident ${mem.rss.toFixed(1)} MiB (peak ${mem.peak.toFixed(1)} MiB)` : "";
   console.log(
     `load: 1000 requests (16 at a time): statuses ${JSON.stringify(Object.fromEntries(statuses))}; ` +
-      `latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms; wasm memory ${(health.wasm_memory_bytes / 2 ** 20).toFixed(1)} MiB`,
+      `latency p50 ${at(0.5)} ms, p99 ${at(0.99)} ms; wasm memory ${(health.wasm_memory_bytes / 2 ** 20).toFixed(1)} MiB${resident}`,
   );
 });
