@@ -190,7 +190,8 @@ impl Deduper {
     }
 
     /// Keeps finished work of `dedup` in `checkpoints` (the semantic stage's
-    /// embeddings, nearly all of a semantic run's time), and loads what an
+    /// embeddings, nearly all of a semantic run's time, and the judge's
+    /// verdicts, its slowest and costliest calls), and loads what an
     /// earlier run over the same input kept: a run that was killed resumes
     /// where it stopped, with the same result as one that never stopped.
     #[cfg(not(target_arch = "wasm32"))]
@@ -256,7 +257,14 @@ impl Deduper {
                 })
             })
             .collect();
-        let report = crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget);
+        let identity = serde_json::to_string(&self.config.judge).expect("a config serialises");
+        let report = match self.checkpoints() {
+            Some(checkpoints) => {
+                let remembered = crate::judge::Remembered::new(stage.judge.as_ref(), checkpoints, &identity);
+                crate::judge::judge_uncertain(&remembered, verdicts.len(), &uncertain, &stage.budget)
+            }
+            None => crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget),
+        };
         // A failed call leaves the model's verdict as it was.
         for d in report.decisions.iter().filter(|d| d.judgement.is_some()) {
             let v = &mut verdicts[d.index];
@@ -343,6 +351,14 @@ impl Deduper {
     /// signatures made any other way.
     pub fn fingerprint(&self) -> Fingerprint {
         self.fingerprint
+    }
+
+    /// Where finished work is kept ([`Deduper::with_checkpoints`]).
+    fn checkpoints(&self) -> Option<&dyn crate::util::checkpoint::Checkpoints> {
+        #[cfg(not(target_arch = "wasm32"))]
+        return self.checkpoints.as_deref();
+        #[cfg(target_arch = "wasm32")]
+        return None;
     }
 
     /// The blocker that turns signatures into candidate keys.

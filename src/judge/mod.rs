@@ -50,11 +50,13 @@ mod align;
 #[cfg(feature = "endpoint")]
 mod endpoint;
 pub mod prompt;
+mod remembered;
 
 #[cfg(feature = "encoder")]
 pub use align::{fit_calibration, Aligner};
 #[cfg(feature = "endpoint")]
 pub use endpoint::Endpoint;
+pub use remembered::Remembered;
 
 use crate::decide::{shift_odds, Relation};
 use crate::Result;

@@ -641,6 +641,37 @@ fn train_boundary_makes_a_model_that_loads() {
 }
 
 #[test]
+fn a_judged_dedup_with_a_work_directory_asks_the_judge_once_per_pair() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let asked = std::sync::Arc::new(AtomicUsize::new(0));
+    let count = asked.clone();
+    let server = serve(move |_, r| {
+        count.fetch_add(1, Ordering::SeqCst);
+        ok(&verdict(r.body.to_string().len() % 2 == 0))
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (work, boundary) = (dir.path().join("work"), Path::new(ROOT).join("models/boundary.json"));
+    let run = |out: &Path| {
+        command()
+            .args(["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--boundary", boundary.to_str().unwrap()])
+            .args(["--judge", "endpoint", "--judge-url", &server.url, "--judge-band", "0", "--judge-budget", "1"])
+            .arg("--work")
+            .arg(&work)
+            .output()
+            .unwrap()
+    };
+    let (first, second) = (dir.path().join("first.jsonl"), dir.path().join("second.jsonl"));
+    let o = run(&first);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let calls = asked.load(Ordering::SeqCst);
+    assert!(calls > 10, "the judge was asked about {calls} pairs");
+    let o = run(&second);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(asked.load(Ordering::SeqCst), calls, "a rerun asks about no pair the first run judged");
+    assert_eq!(std::fs::read(&first).unwrap(), std::fs::read(&second).unwrap());
+}
+
+#[test]
 fn the_judge_command_writes_one_line_per_pair() {
     // Says "duplicate" unless the texts differ; fails on the cursed pair.
     let server = serve(|_, r| {

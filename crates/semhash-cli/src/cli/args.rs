@@ -154,7 +154,7 @@ pub struct DedupArgs {
     /// Write a JSON report: counts, timings, snippets, skipped records, config.
     #[arg(long, value_name = "FILE")]
     pub report: Option<PathBuf>,
-    /// Keep finished work (the semantic stage's embeddings) in this
+    /// Keep finished work (the semantic stage's embeddings, the judge's verdicts) in this
     /// directory, so that a run that was stopped resumes where it stopped
     /// when run again with the same input, flags and DIR
     #[arg(long, value_name = "DIR")]
