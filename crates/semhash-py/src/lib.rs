@@ -18,6 +18,8 @@ use semhash::util::Silent;
 use semhash::{Config, Deduper, Error};
 use std::time::Duration;
 
+mod stages;
+
 create_exception!(_native, SemHashError, PyValueError, "Bad input or configuration: the message says what and where.");
 
 fn py_error(e: Error) -> PyErr {
@@ -177,5 +179,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(compare, m)?)?;
     m.add_function(wrap_pyfunction!(default_config, m)?)?;
     m.add_class::<Index>()?;
+    m.add_class::<stages::Stages>()?;
     Ok(())
 }

@@ -1,0 +1,457 @@
+"""De-duplication as an Apache Spark job: the same Rust core in every task.
+
+The batch pipeline is cut into stage functions (``semhash::stages`` in Rust,
+:class:`semhash_llm._native.Stages` here), each of one document, one pair or
+one group; Spark does the shuffles between them. The output is what
+``semhash dedup`` writes for the same input (the same clusters,
+representatives, relations and scores), whatever the number of files and
+partitions::
+
+    semhash-spark dedup --master 'local[2]' DIR_OR_FILES... -o OUT.jsonl
+    spark-submit .../semhash_llm/spark.py dedup hdfs:///corpus -o OUT.jsonl   # on a cluster
+
+Stages (each forced and timed; ``stats["seconds"]``): ingest (global input
+order from per-file line counts; bad records and repeated ids refused, or
+skipped with ``--on-error skip``) -> exact -> corpus statistics (document
+frequencies, then the content counts behind the boilerplate discount) ->
+sign -> candidates (band and passage keys grouped; hot buckets capped as in a
+batch) -> word statistics -> verify -> connected components (on the driver:
+only links travel there) -> assign (star clustering per component, on the
+executors) -> number clusters -> write.
+
+Runs on Spark: the lexical pipeline. Not staged: the semantic stage, the
+judge and snippet reports (they run in ``semhash dedup`` on one machine).
+Every executor needs this package installed (the same build: scores are
+compared bit for bit). The output is written by the driver, to its own file
+system.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any, Dict, Iterable, List, Optional, Sequence
+
+from semhash_llm import _config_json, _id_of, _is_text, _native
+from semhash_llm._native import SemHashError
+
+__all__ = ["dedup", "main"]
+
+_BATCH = 512
+
+
+_NATIVE: Dict[Optional[str], Any] = {}
+
+
+def _stages(config: Optional[str]):
+    """One native Stages per Python worker process and configuration."""
+    if config not in _NATIVE:
+        _NATIVE[config] = _native.Stages(config)
+    return _NATIVE[config]
+
+
+def _batched(rows: Iterable[Any], size: int = _BATCH):
+    batch: List[Any] = []
+    for row in rows:
+        batch.append(row)
+        if len(batch) == size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
+    """Input files in order: a folder stands for its files, sorted by name.
+    Read through Hadoop's file systems, so ``hdfs://``, ``s3a://`` and local
+    paths all work."""
+    jvm, conf = sc._jvm, sc._jsc.hadoopConfiguration()
+    files: List[str] = []
+    for name in inputs:
+        path = jvm.org.apache.hadoop.fs.Path(name)
+        fs = path.getFileSystem(conf)
+        if not fs.exists(path):
+            raise OSError(f"no such file or folder: {name}")
+        if fs.getFileStatus(path).isDirectory():
+            inside = [st.getPath() for st in fs.listStatus(path) if st.isFile()]
+            kept = sorted((p.getName(), p.toString()) for p in inside if not p.getName().startswith((".", "_")))
+            files.extend(full for _, full in kept)
+        else:
+            files.append(name)
+    if not files:
+        raise SemHashError("no input files")
+    return files
+
+
+def _parse(line: str, id_field: str, text_field: str):
+    """(id as given, its spelling, text) or an error, as the command words it."""
+    try:
+        value = json.loads(line)
+    except ValueError as e:
+        return None, f"not valid JSON ({e})"
+    if not isinstance(value, dict):
+        return None, "expected a JSON object"
+    raw = value.get(id_field)
+    if isinstance(raw, float):
+        return None, f"field {json.dumps(id_field)} is {raw}: a number id must be an integer"
+    spelled, error = _id_of(raw, id_field)
+    if error:
+        return None, error
+    text = value.get(text_field)
+    if text is None:
+        return None, f"missing text field {json.dumps(text_field)}"
+    if not isinstance(text, str) or not _is_text(text):
+        return None, f"field {json.dumps(text_field)} must be a string"
+    return (raw, spelled, text), None
+
+
+def _score(x: float) -> str:
+    """A score as the command writes it (the shortest text of the 32-bit float)."""
+    try:
+        import numpy
+
+        return str(numpy.float32(x))
+    except ImportError:  # pragma: no cover - numpy comes with pandas and pyspark
+        return repr(x)
+
+
+def dedup(
+    spark: Any,
+    inputs: Sequence[str],
+    output: str,
+    *,
+    config: Any = None,
+    id_field: str = "id",
+    text_field: str = "text",
+    on_error: str = "fail",
+    partitions: Optional[int] = None,
+) -> Dict[str, Any]:
+    """De-duplicates the JSONL files ``inputs`` (folders stand for their
+    files, by name) on ``spark`` and writes one result line per document to
+    ``output``, in input order; every shuffle has ``partitions`` parts
+    (default: the context's default parallelism). Returns the run's counts, the records set
+    aside (with ``on_error="skip"``) and the seconds of each stage.
+
+    Raises :class:`SemHashError` naming the file and line of a bad record or
+    a repeated id (unless ``on_error="skip"``).
+    """
+    if on_error not in ("fail", "skip"):
+        raise SemHashError(f'on_error must be "fail" or "skip", got {on_error!r}')
+    conf = _config_json(config)
+    native = _stages(conf)  # refuses a bad or semantic configuration before any job runs
+    sc = spark.sparkContext
+    P = partitions or sc.defaultParallelism
+    seconds: Dict[str, float] = {}
+    clock = [time.perf_counter()]
+
+    def lap(name: str) -> None:
+        now = time.perf_counter()
+        seconds[name] = round(now - clock[0], 3)
+        clock[0] = now
+
+    # Ingest: global positions from per-file line counts.
+    files = _files(sc, inputs)
+    parts = []
+    offset = 0
+    for index, path in enumerate(files):
+        lines = sc.textFile(path).zipWithIndex()
+        count = lines.count()
+        parts.append(lines.map(lambda t, o=offset, f=index: (o + t[1], f, t[1] + 1, t[0])))
+        offset += count
+
+    def parse(rows):
+        for position, f, line, text in rows:
+            if not text.strip():
+                continue
+            record, error = _parse(text, id_field, text_field)
+            yield (position, f, line, record, error)
+
+    parsed = sc.union(parts).mapPartitions(parse).cache()
+    bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
+    good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
+
+    def checked(rows):
+        for batch in _batched(rows):
+            problems = _stages(conf).check([r[1][4] for r in batch])
+            for row, problem in zip(batch, problems):
+                yield row, problem
+
+    checked_rows = good.mapPartitions(checked).cache()
+    bad = bad.union(checked_rows.filter(lambda r: r[1] is not None).map(lambda r: (r[0][0], r[0][1][0], r[0][1][1], r[1])))
+    good = checked_rows.filter(lambda r: r[1] is None).map(lambda r: r[0])
+    # Repeated ids: the first keeps it, the later ones are refused.
+    by_id = good.map(lambda r: (r[1][3], (r[0], r[1][0], r[1][1]))).groupByKey(P).mapValues(sorted)
+    repeats = by_id.filter(lambda kv: len(kv[1]) > 1).flatMap(
+        lambda kv: [(p, f, l, f"duplicate id {json.dumps(kv[0])} (first seen on line {kv[1][0][2]} of {files[kv[1][0][1]]})") for p, f, l in kv[1][1:]]
+    )
+    bad = bad.union(repeats)
+    skipped = sorted(bad.collect())
+    if skipped and on_error == "fail":
+        position, f, line, error = skipped[0]
+        raise SemHashError(f"{files[f]} line {line}: {error}")
+    refused = {p for p, _, _, _ in skipped}
+    docs = good.filter(lambda r: r[0] not in refused).map(lambda r: (r[0], (r[1][2], r[1][4]))).cache()
+    documents = docs.count()
+    lap("ingest")
+
+    # Exact: the lowest position holds a text; the others are its copies.
+    def exact(rows):
+        for batch in _batched(rows):
+            keys = _stages(conf).exact_keys([text for _, (_, text) in batch])
+            for (position, _), key in zip(batch, keys):
+                yield bytes(key), position
+
+    holders = docs.mapPartitions(exact).groupByKey(P).mapValues(sorted).cache()
+    copy_links = holders.flatMap(lambda kv: [(p, kv[1][0], "exact", 1.0) for p in kv[1][1:]])
+    heads = holders.map(lambda kv: (kv[1][0], len(kv[1]) - 1)).join(docs, P).map(
+        lambda kv: (kv[0], (kv[1][0], kv[1][1][1]))
+    )  # head -> (copies, text)
+    heads = heads.cache()
+    distinct = heads.count()
+    lap("exact")
+
+    # Corpus statistics: df, then content_df with each text's df joined in.
+    def shingles(rows):
+        for batch in _batched(rows):
+            out = _stages(conf).shingles([text for _, (_, text) in batch])
+            for (head, _), s in zip(batch, out):
+                yield head, s
+
+    by_shingle = heads.mapPartitions(shingles).flatMap(lambda kv: [(s, kv[0]) for s in kv[1]]).cache()
+    df = by_shingle.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
+    with_df = by_shingle.join(df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).cache()
+
+    def content(rows):
+        for batch in _batched(rows):
+            lists = [list(items) for _, items in batch]
+            out = _stages(conf).content_shingles([([s for s, _ in l], [n for _, n in l]) for l in lists])
+            for s in out:
+                yield from s
+
+    content_df = with_df.mapPartitions(content).map(lambda s: (s, 1)).reduceByKey(lambda a, b: a + b, P)
+    counts = (
+        by_shingle.join(df, P)
+        .leftOuterJoin(content_df, P)
+        .map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][1] or 0)))
+        .groupByKey(P)
+    )
+    lap("statistics")
+
+    def sign(rows):
+        for batch in _batched(rows):
+            sigs = _stages(conf).sign(distinct, [(text, list(c)) for _, ((_, text), c) in batch])
+            for (head, ((copies, text), _)), sig in zip(batch, sigs):
+                yield head, (copies, text, bytes(sig))
+
+    signed = heads.leftOuterJoin(counts, P).mapValues(lambda v: (v[0], v[1] or [])).mapPartitions(sign).cache()
+    signed.count()
+    lap("sign")
+
+    # Candidates: one shared band key, or enough shared passage keys.
+    def keys(rows):
+        for batch in _batched(rows):
+            out = _stages(conf).keys([sig for _, (_, _, sig) in batch])
+            for (head, (copies, _, _)), (band, passage) in zip(batch, out):
+                yield head, copies, band, passage
+
+    keyed = signed.mapPartitions(keys).cache()
+
+    def buckets(groups):
+        stages = _stages(conf)
+        for _, members in groups:
+            members = list(members)
+            if len(members) > 1:
+                yield from stages.bucket_pairs(members)
+
+    band = keyed.flatMap(lambda r: [(("b", k), (r[0], r[1])) for k in r[2]]).groupByKey(P).mapPartitions(buckets)
+    passage = keyed.flatMap(lambda r: [(("p", k), (r[0], r[1])) for k in r[3]]).groupByKey(P).mapPartitions(buckets)
+    least = native.min_shared_passages()
+    shared = passage.map(lambda pair: (pair, 1)).reduceByKey(lambda a, b: a + b, P).filter(lambda kv: kv[1] >= least)
+    pairs = band.map(lambda pair: (pair, 1)).union(shared).map(lambda kv: kv[0]).distinct(P).cache()
+    candidates = pairs.count()
+    lap("candidates")
+
+    # Word statistics of the short texts; each side carries its own words' counts.
+    def word_keys(rows):
+        for batch in _batched(rows):
+            out = _stages(conf).word_keys([(text, sig) for _, (_, text, sig) in batch])
+            for (head, _), k in zip(batch, out):
+                if k is not None:
+                    yield head, k
+
+    words = signed.mapPartitions(word_keys).cache()
+    short_docs = words.count()
+    word_of = words.flatMap(lambda kv: [(w, kv[0]) for w in kv[1][0]])
+    word_df = word_of.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
+    fillers = words.flatMap(lambda kv: kv[1][1]).distinct(P)
+    context_fillers = fillers.map(lambda cf: (cf[0], 1)).reduceByKey(lambda a, b: a + b, P)
+    own_words = word_of.join(word_df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P)
+    own_contexts = (
+        words.flatMap(lambda kv: [(c, kv[0]) for c, _ in kv[1][1]])
+        .distinct(P)
+        .join(context_fillers, P)
+        .map(lambda kv: (kv[1][0], (kv[0], kv[1][1])))
+        .groupByKey(P)
+    )
+    sides = (
+        signed.leftOuterJoin(own_words, P)
+        .leftOuterJoin(own_contexts, P)
+        .map(lambda kv: (kv[0], (kv[1][0][0][1], kv[1][0][0][2], list(kv[1][0][1] or []), list(kv[1][1] or []))))
+        .cache()
+    )
+    sides.count()
+    lap("word statistics")
+
+    def verify(rows):
+        for batch in _batched(rows):
+            asked = [((a,) + side_a, (b,) + side_b) for (a, side_a), (b, side_b) in batch]
+            for link in _stages(conf).verify(short_docs, asked):
+                if link is not None:
+                    yield link
+
+    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
+    links = paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify)
+    all_links = links.union(copy_links).collect()
+    lap("verify")
+
+    # Connected components on the driver: only the links travel there.
+    parent: Dict[int, int] = {}
+
+    def find(x: int) -> int:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    for a, b, _, _ in all_links:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    components: Dict[int, List[Any]] = {}
+    for link in all_links:
+        components.setdefault(find(link[0]), []).append(link)
+    lap("components")
+
+    def assign(groups):
+        stages = _stages(conf)
+        for links_of in groups:
+            positions = sorted({p for a, b, _, _ in links_of for p in (a, b)})
+            yield from stages.cluster_component(positions, links_of)
+
+    placed = sc.parallelize(list(components.values()), max(1, sc.defaultParallelism)).mapPartitions(assign)
+    linked = sc.broadcast({p for a, b, _, _ in all_links for p in (a, b)})
+    singles = docs.keys().filter(lambda p: p not in linked.value).map(lambda p: (p, (p, None, "none", 0.0)))
+    placements = placed.map(lambda p: (p[0], p[1:])).union(singles).cache()  # pos -> (rep, parent, relation, score)
+    placements.count()
+    lap("assign")
+
+    # Clusters numbered in order of their first documents; ids joined back.
+    firsts = placements.map(lambda kv: (kv[1][0], kv[0])).reduceByKey(min, P)
+    numbers = firsts.map(lambda kv: (kv[1], kv[0])).sortByKey(numPartitions=P).map(lambda kv: kv[1]).zipWithIndex()  # rep -> cluster
+    clusters = numbers.count()
+    ids = docs.mapValues(lambda v: v[0])
+    rows = (
+        placements.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1:]))  # rep -> (pos, parent, relation, score)
+        .join(numbers, P)
+        .join(ids, P)  # rep -> (((pos, parent, relation, score), cluster), rep id)
+        .map(lambda kv: (kv[1][0][0][1], (kv[1][0][0][0], kv[1][0][1], kv[1][1]) + kv[1][0][0][1:]))
+        .leftOuterJoin(ids, P)  # parent -> ((pos, cluster, rep id, parent, relation, score), parent id)
+        .map(lambda kv: (kv[1][0][0], kv[1][0][1:] + (kv[1][1],)))
+        .join(ids, P)  # pos -> ((cluster, rep id, parent, relation, score, parent id), id)
+        .sortByKey(numPartitions=P)
+    )
+    lap("number")
+
+    with open(output, "w", encoding="utf-8") as out:
+        for _, ((cluster, rep_id, parent_pos, relation, score, parent_id), id_) in rows.toLocalIterator():
+            line = (
+                f'{{"id":{json.dumps(id_, ensure_ascii=False)},"cluster":{cluster},'
+                f'"representative":{json.dumps(rep_id, ensure_ascii=False)},"relation":"{relation}",'
+                f'"score":{_score(score)}'
+            )
+            if parent_pos is not None:
+                line += f',"parent":{json.dumps(parent_id, ensure_ascii=False)}'
+            out.write(line + "}\n")
+    lap("write")
+    return {
+        "documents": documents,
+        "distinct_texts": distinct,
+        "candidate_pairs": candidates,
+        "links": len(all_links),
+        "clusters": clusters,
+        "skipped": [{"file": files[f], "line": l, "error": e} for _, f, l, e in skipped],
+        "seconds": seconds,
+    }
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """``semhash-spark dedup``: see the module docs."""
+    parser = argparse.ArgumentParser(prog="semhash-spark", description=__doc__.split("\n\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("dedup", help="de-duplicate JSONL files on Spark")
+    run.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL files, or folders of them")
+    run.add_argument("-o", "--output", required=True, help="where to write one result line per document")
+    run.add_argument("--master", help="as in spark-submit (default: what spark-submit or the environment sets)")
+    run.add_argument("--config", help="configuration file (JSON, as `semhash config` prints)")
+    run.add_argument("--id-field", default="id")
+    run.add_argument("--text-field", default="text")
+    run.add_argument("--on-error", choices=["fail", "skip"], default="fail")
+    run.add_argument("--shuffle-partitions", type=int, help="parts of every shuffle (default: Spark's default parallelism)")
+    run.add_argument("--report", help="write the counts and the seconds of each stage here (JSON)")
+    args = parser.parse_args(argv)
+
+    from pyspark.sql import SparkSession
+
+    # Local workers run this interpreter (it has the package); a cluster's
+    # workers run what PYSPARK_PYTHON names there.
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    builder = SparkSession.builder.appName("semhash-spark dedup").config("spark.ui.showConsoleProgress", "false")
+    if args.master:
+        builder = builder.master(args.master)
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("ERROR")
+    try:
+        config = open(args.config, encoding="utf-8").read() if args.config else None
+        report = dedup(
+            spark,
+            args.inputs,
+            args.output,
+            config=config,
+            id_field=args.id_field,
+            text_field=args.text_field,
+            on_error=args.on_error,
+            partitions=args.shuffle_partitions,
+        )
+    except (SemHashError, OSError) as e:
+        print(f"semhash-spark: error: {e}", file=sys.stderr)
+        return 2
+    finally:
+        spark.stop()
+    for s in report["skipped"]:
+        print(f"semhash-spark: warning: skipped {s['file']} line {s['line']}: {s['error']}", file=sys.stderr)
+    print(
+        f"semhash-spark: {report['documents']} documents, {report['distinct_texts']} distinct texts, "
+        f"{report['candidate_pairs']} candidate pairs, {report['clusters']} clusters",
+        file=sys.stderr,
+    )
+    print(f"{'stage':<16} {'seconds':>8}", file=sys.stderr)
+    for stage, s in report["seconds"].items():
+        print(f"{stage:<16} {s:>8.2f}", file=sys.stderr)
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            json.dump(report, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    # Run as a file (spark-submit): the job's functions must come from the
+    # installed module, which Spark ships to workers by name, not from
+    # __main__, whose functions would be pickled with the driver's state.
+    from semhash_llm.spark import main as installed_main
+
+    sys.exit(installed_main())

@@ -1,0 +1,97 @@
+"""The Spark job in a real local Spark (local[2]): the sample corpus split
+into three files gives what the batch gives, whatever the shuffle
+partitions; bad records are refused by file and line, or skipped."""
+
+import json
+import os
+import sys
+
+import pytest
+
+pyspark = pytest.importorskip("pyspark", reason="the Spark job needs pyspark (.ci/run installs it)")
+numpy = pytest.importorskip("numpy")
+
+from semhash_llm import SemHashError, dedup  # noqa: E402
+from semhash_llm import spark as job  # noqa: E402
+
+SAMPLE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "tests", "data", "sample.jsonl")
+
+
+@pytest.fixture(scope="module")
+def spark():
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    session = (
+        SparkSession.builder.master("local[2]")
+        .appName("semhash-spark tests")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def split(tmp_path, lines, parts=3):
+    """`lines` as `parts` JSONL files of a folder, in order."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    size = -(-len(lines) // parts)
+    for i in range(parts):
+        (folder / f"part-{i}.jsonl").write_text("".join(lines[i * size : (i + 1) * size]), encoding="utf-8")
+    return str(folder)
+
+
+def read(path):
+    return [json.loads(line) for line in open(path, encoding="utf-8")]
+
+
+def f32(x):
+    return None if x is None else numpy.float32(x)
+
+
+@pytest.mark.parametrize("partitions", [1, 5])
+def test_three_files_give_the_batch_result(spark, tmp_path, partitions):
+    lines = open(SAMPLE, encoding="utf-8").readlines()
+    out = tmp_path / "out.jsonl"
+    report = job.dedup(spark, [split(tmp_path, lines)], str(out), partitions=partitions)
+    batch = dedup([json.loads(line) for line in lines]).rows
+    got = read(out)
+    assert report["documents"] == len(got) == len(batch) == 174
+    assert sum(r["relation"] != "none" for r in batch) > 20, "the sample holds duplicates"
+    for g, b in zip(got, batch):
+        assert (g["id"], g["cluster"], g["representative"], g["relation"], g.get("parent")) == (
+            b["id"],
+            b["cluster"],
+            b["representative"],
+            b["relation"],
+            b["parent"],
+        ), g
+        assert f32(g["score"]) == f32(b["score"]), g
+    assert set(report["seconds"]) >= {"ingest", "exact", "sign", "candidates", "verify", "assign"}
+
+
+def test_a_repeated_id_is_refused_by_file_and_line(spark, tmp_path):
+    lines = [json.dumps({"id": i, "text": f"text number {i} about rivers"}) + "\n" for i in range(6)]
+    lines[4] = json.dumps({"id": 1, "text": "another text with a taken id"}) + "\n"
+    with pytest.raises(SemHashError, match=r'part-2\.jsonl line 1: duplicate id "1" \(first seen on line 2 of .*part-0\.jsonl\)'):
+        job.dedup(spark, [split(tmp_path, lines)], str(tmp_path / "out.jsonl"))
+
+
+def test_skip_sets_bad_records_aside_and_keeps_every_other_once(spark, tmp_path):
+    lines = [json.dumps({"id": f"d{i}", "text": f"a text numbered {i} on its own"}) + "\n" for i in range(6)]
+    lines[1] = "{not json\n"
+    lines[3] = json.dumps({"id": "d3", "text": ""}) + "\n"
+    lines[5] = json.dumps({"id": 1.5, "text": "a float id"}) + "\n"
+    out = tmp_path / "out.jsonl"
+    with pytest.raises(SemHashError, match=r"part-0\.jsonl line 2: not valid JSON"):
+        job.dedup(spark, [split(tmp_path, lines)], str(out))
+    report = job.dedup(spark, [str(tmp_path / "in")], str(out), on_error="skip")
+    assert [r["id"] for r in read(out)] == ["d0", "d2", "d4"]
+    assert [(os.path.basename(s["file"]), s["line"]) for s in report["skipped"]] == [
+        ("part-0.jsonl", 2),
+        ("part-1.jsonl", 2),
+        ("part-2.jsonl", 2),
+    ]
