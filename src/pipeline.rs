@@ -257,9 +257,9 @@ impl Deduper {
                 })
             })
             .collect();
-        let identity = serde_json::to_string(&self.config.judge).expect("a config serialises");
         let report = match self.checkpoints() {
             Some(checkpoints) => {
+                let identity = serde_json::to_string(&self.config.judge).expect("a config serialises");
                 let remembered = crate::judge::Remembered::new(stage.judge.as_ref(), checkpoints, &identity);
                 crate::judge::judge_uncertain(&remembered, verdicts.len(), &uncertain, &stage.budget)
             }

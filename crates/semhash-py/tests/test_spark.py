@@ -85,13 +85,14 @@ def test_skip_sets_bad_records_aside_and_keeps_every_other_once(spark, tmp_path)
     lines[1] = "{not json\n"
     lines[3] = json.dumps({"id": "d3", "text": ""}) + "\n"
     lines[5] = json.dumps({"id": 1.5, "text": "a float id"}) + "\n"
+    lines[0] = "\ufeff" + lines[0]  # a byte-order mark is read past
     out = tmp_path / "out.jsonl"
     with pytest.raises(SemHashError, match=r"part-0\.jsonl line 2: not valid JSON"):
         job.dedup(spark, [split(tmp_path, lines)], str(out))
+    with open(tmp_path / "in" / "part-3.jsonl", "wb") as f:
+        f.write(b'{"id": "latin1", "text": "caf\xe9"}\n\n{"id": "d6", "text": "the last text of all"}\r\n')
     report = job.dedup(spark, [str(tmp_path / "in")], str(out), on_error="skip")
-    assert [r["id"] for r in read(out)] == ["d0", "d2", "d4"]
-    assert [(os.path.basename(s["file"]), s["line"]) for s in report["skipped"]] == [
-        ("part-0.jsonl", 2),
-        ("part-1.jsonl", 2),
-        ("part-2.jsonl", 2),
-    ]
+    assert [r["id"] for r in read(out)] == ["d0", "d2", "d4", "d6"]
+    skipped = [(os.path.basename(s["file"]), s["line"], s["error"]) for s in report["skipped"]]
+    assert [s[:2] for s in skipped] == [("part-0.jsonl", 2), ("part-1.jsonl", 2), ("part-2.jsonl", 2), ("part-3.jsonl", 1)]
+    assert skipped[3][2] == "invalid UTF-8 at byte 29", skipped

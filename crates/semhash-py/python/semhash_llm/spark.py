@@ -80,7 +80,7 @@ def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
             kept = sorted((p.getName(), p.toString()) for p in inside if not p.getName().startswith((".", "_")))
             files.extend(full for _, full in kept)
         else:
-            files.append(name)
+            files.append(fs.makeQualified(path).toString())
     if not files:
         raise SemHashError("no input files")
     return files
@@ -152,24 +152,46 @@ def dedup(
         seconds[name] = round(now - clock[0], 3)
         clock[0] = now
 
-    # Ingest: global positions from per-file line counts.
+    # Ingest: global positions from per-file line counts. Files are read as
+    # bytes (Spark's text reader would replace bad UTF-8 without a word),
+    # each whole by one task, as a gzipped JSONL shard would be anyway.
     files = _files(sc, inputs)
-    parts = []
-    offset = 0
-    for index, path in enumerate(files):
-        lines = sc.textFile(path).zipWithIndex()
-        count = lines.count()
-        parts.append(lines.map(lambda t, o=offset, f=index: (o + t[1], f, t[1] + 1, t[0])))
-        offset += count
+    index_of = {name: i for i, name in enumerate(files)}
+    raw = sc.binaryFiles(",".join(files), max(1, min(len(files), P)))
+
+    def lines_of(data: bytes) -> List[bytes]:
+        lines = data.split(b"\n")
+        if lines and not lines[-1]:
+            lines.pop()
+        return lines
+
+    counts = dict(raw.map(lambda kv: (index_of[kv[0]], len(lines_of(kv[1])))).collect())
+    offsets = {}
+    total = 0
+    for i in range(len(files)):
+        offsets[i] = total
+        total += counts.get(i, 0)
+
+    def numbered(kv):
+        f = index_of[kv[0]]
+        for n, line in enumerate(lines_of(kv[1])):
+            yield offsets[f] + n, f, n + 1, line[:-1] if line.endswith(b"\r") else line
 
     def parse(rows):
-        for position, f, line, text in rows:
+        for position, f, line, raw_line in rows:
+            if line == 1 and raw_line.startswith(b"\xef\xbb\xbf"):
+                raw_line = raw_line[3:]  # a byte-order mark, as many Windows tools write
+            try:
+                text = raw_line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                yield (position, f, line, None, f"invalid UTF-8 at byte {e.start}")
+                continue
             if not text.strip():
                 continue
             record, error = _parse(text, id_field, text_field)
             yield (position, f, line, record, error)
 
-    parsed = sc.union(parts).mapPartitions(parse).cache()
+    parsed = raw.flatMap(numbered).mapPartitions(parse).cache()
     bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
     good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
 
