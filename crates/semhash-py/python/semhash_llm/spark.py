@@ -242,33 +242,41 @@ def dedup(
             for (head, _), s in zip(batch, out):
                 yield head, s
 
-    by_shingle = heads.mapPartitions(shingles).flatMap(lambda kv: [(s, kv[0]) for s in kv[1]]).cache()
-    df = by_shingle.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
-    with_df = by_shingle.join(df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).cache()
+    by_head = heads.mapPartitions(shingles).cache()  # head -> its shingles
+    df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
+    # Only shingles of two texts or more travel further: a shingle of one
+    # text has df 1 and no content count, which the stages assume of any
+    # shingle they are not told about.
+    shared = df.filter(lambda kv: kv[1] >= 2).cache()
+
+    def per_head(table):
+        """head -> {shingle: value} for its shingles in `table` (shingle -> value)."""
+        holders = by_head.flatMap(lambda kv: [(s, kv[0]) for s in kv[1]])
+        return holders.join(table, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).mapValues(dict)
 
     def content(rows):
         for batch in _batched(rows):
-            lists = [list(items) for _, items in batch]
-            out = _stages(conf).content_shingles([([s for s, _ in l], [n for _, n in l]) for l in lists])
-            for s in out:
-                yield from s
+            asked = [(s, [(known or {}).get(x, 1) for x in s]) for _, (s, known) in batch]
+            for c in _stages(conf).content_shingles(asked):
+                yield from c
 
-    content_df = with_df.mapPartitions(content).map(lambda s: (s, 1)).reduceByKey(lambda a, b: a + b, P)
-    counts = (
-        by_shingle.join(df, P)
-        .leftOuterJoin(content_df, P)
-        .map(lambda kv: (kv[1][0][0], (kv[0], kv[1][0][1], kv[1][1] or 0)))
-        .groupByKey(P)
+    content_df = (
+        by_head.leftOuterJoin(per_head(shared), P)
+        .mapPartitions(content)
+        .map(lambda s: (s, 1))
+        .reduceByKey(lambda a, b: a + b, P)
     )
+    counts = per_head(shared.leftOuterJoin(content_df, P).mapValues(lambda v: (v[0], v[1] or 0)))
     lap("statistics")
 
     def sign(rows):
         for batch in _batched(rows):
-            sigs = _stages(conf).sign(distinct, [(text, list(c)) for _, ((_, text), c) in batch])
+            asked = [(text, [(x, n, c) for x, (n, c) in (known or {}).items()]) for _, ((_, text), known) in batch]
+            sigs = _stages(conf).sign(distinct, asked)
             for (head, ((copies, text), _)), sig in zip(batch, sigs):
                 yield head, (copies, text, bytes(sig))
 
-    signed = heads.leftOuterJoin(counts, P).mapValues(lambda v: (v[0], v[1] or [])).mapPartitions(sign).cache()
+    signed = heads.leftOuterJoin(counts, P).mapPartitions(sign).cache()
     signed.count()
     lap("sign")
 
