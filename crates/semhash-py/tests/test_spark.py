@@ -96,3 +96,24 @@ def test_skip_sets_bad_records_aside_and_keeps_every_other_once(spark, tmp_path)
     skipped = [(os.path.basename(s["file"]), s["line"], s["error"]) for s in report["skipped"]]
     assert [s[:2] for s in skipped] == [("part-0.jsonl", 2), ("part-1.jsonl", 2), ("part-2.jsonl", 2), ("part-3.jsonl", 1)]
     assert skipped[3][2] == "invalid UTF-8 at byte 29", skipped
+
+
+def test_a_rerun_with_a_work_directory_resumes_from_the_last_finished_stage(spark, tmp_path):
+    lines = open(SAMPLE, encoding="utf-8").readlines()
+    folder, work = split(tmp_path, lines), str(tmp_path / "work")
+    first, second, third = (str(tmp_path / f"{n}.jsonl") for n in ("first", "second", "third"))
+    assert job.dedup(spark, [folder], first, work=work)["resumed"] == []
+    stages = ["ingest", "exact", "sign", "candidates", "verify"]
+    assert job.dedup(spark, [folder], second, work=work)["resumed"] == stages
+    # As if killed while signing: the later stages not finished, one half written.
+    manifest = tmp_path / "work" / "manifest.json"
+    kept = json.loads(manifest.read_text())
+    kept["finished"] = {k: v for k, v in kept["finished"].items() if k in ("ingest", "exact")}
+    manifest.write_text(json.dumps(kept))
+    (tmp_path / "work" / ".manifest.json.crc").unlink()  # Hadoop's checksum of the file edited here
+    (tmp_path / "work" / "sign" / "_SUCCESS").unlink()
+    assert job.dedup(spark, [folder], third, work=work)["resumed"] == ["ingest", "exact"]
+    assert open(first, "rb").read() == open(second, "rb").read() == open(third, "rb").read()
+    # Another configuration is another run: its work directory is refused.
+    with pytest.raises(SemHashError, match="holds the stages of another run"):
+        job.dedup(spark, [folder], first, work=work, config={"decide": {"type": "lexical", "threshold": 0.8}})

@@ -118,6 +118,85 @@ def _score(x: float) -> str:
         return repr(x)
 
 
+def _hadoop(sc: Any, name: str):
+    path = sc._jvm.org.apache.hadoop.fs.Path(name)
+    return path, path.getFileSystem(sc._jsc.hadoopConfiguration())
+
+
+class _Work:
+    """Finished stages kept under a work directory (any Hadoop file system):
+    each stage's rows as a Spark pickle file, and ``manifest.json`` naming
+    the run (configuration, input files with their sizes and times, fields,
+    bad-input policy, package version) and the stages finished with their
+    small results. A rerun of the same run loads them instead of computing
+    them; a work directory of another run is refused."""
+
+    def __init__(self, sc: Any, folder: Optional[str], identity: dict, partitions: int):
+        self.sc, self.folder, self.partitions = sc, folder, partitions
+        self.identity, self.finished, self.resumed = identity, {}, []
+        if folder is None:
+            return
+        text = self._read("manifest.json")
+        if text is not None:
+            manifest = json.loads(text)
+            if manifest.get("identity") != identity:
+                raise SemHashError(
+                    f"work directory {folder} holds the stages of another run (other input, configuration or "
+                    "version): empty it or choose another"
+                )
+            self.finished = manifest.get("finished", {})
+
+    def _read(self, name: str) -> Optional[str]:
+        path, fs = _hadoop(self.sc, f"{self.folder}/{name}")
+        if not fs.exists(path):
+            return None
+        jvm = self.sc._jvm
+        reader = jvm.java.io.BufferedReader(jvm.java.io.InputStreamReader(fs.open(path), "UTF-8"))
+        try:
+            return reader.readLine()
+        finally:
+            reader.close()
+
+    def _write(self, name: str, text: str) -> None:
+        path, fs = _hadoop(self.sc, f"{self.folder}/{name}")
+        tmp, _ = _hadoop(self.sc, f"{self.folder}/{name}.tmp")
+        out = fs.create(tmp, True)
+        out.write(bytearray(text.encode("utf-8")))
+        out.close()
+        fs.delete(path, False)
+        fs.rename(tmp, path)
+
+    def keep(self, name: str, compute):
+        """``compute()`` gives (rows, small result); kept, or loaded when a
+        run before finished this stage."""
+        if self.folder is None:
+            return compute()
+        path = f"{self.folder}/{name}"
+        if name in self.finished:
+            self.resumed.append(name)
+            return self.sc.pickleFile(path, self.partitions), self.finished[name]
+        rows, small = compute()
+        target, fs = _hadoop(self.sc, path)
+        fs.delete(target, True)  # what a killed run left half written
+        rows.saveAsPickleFile(path)
+        self.finished[name] = small
+        self._write("manifest.json", json.dumps({"identity": self.identity, "finished": self.finished}))
+        return self.sc.pickleFile(path, self.partitions), small
+
+
+def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str], on_error: str) -> dict:
+    """What makes two runs the same run."""
+    from importlib.metadata import version
+
+    stats = []
+    for name in files:
+        path, fs = _hadoop(sc, name)
+        status = fs.getFileStatus(path)
+        stats.append([name, status.getLen(), status.getModificationTime()])
+    config = json.loads(conf) if conf else json.loads(_native.default_config())
+    return {"files": stats, "config": config, "fields": fields, "on_error": on_error, "version": version("semhash-llm")}
+
+
 def dedup(
     spark: Any,
     inputs: Sequence[str],
@@ -128,12 +207,18 @@ def dedup(
     text_field: str = "text",
     on_error: str = "fail",
     partitions: Optional[int] = None,
+    work: Optional[str] = None,
 ) -> Dict[str, Any]:
     """De-duplicates the JSONL files ``inputs`` (folders stand for their
     files, by name) on ``spark`` and writes one result line per document to
     ``output``, in input order; every shuffle has ``partitions`` parts
     (default: the context's default parallelism). Returns the run's counts, the records set
     aside (with ``on_error="skip"``) and the seconds of each stage.
+
+    With ``work`` (a folder on any Hadoop file system), finished stages are
+    kept there, and a rerun of the same run (same files, configuration and
+    options) after a kill starts from the last one finished
+    (``stats["resumed"]`` names those loaded).
 
     Raises :class:`SemHashError` naming the file and line of a bad record or
     a repeated id (unless ``on_error="skip"``).
@@ -152,70 +237,76 @@ def dedup(
         seconds[name] = round(now - clock[0], 3)
         clock[0] = now
 
-    # Ingest: global positions from per-file line counts. Files are read as
-    # bytes (Spark's text reader would replace bad UTF-8 without a word),
-    # each whole by one task, as a gzipped JSONL shard would be anyway.
     files = _files(sc, inputs)
-    index_of = {name: i for i, name in enumerate(files)}
-    raw = sc.binaryFiles(",".join(files), max(1, min(len(files), P)))
+    kept = _Work(sc, work, _identity(sc, files, conf, [id_field, text_field], on_error), P)
 
-    def lines_of(data: bytes) -> List[bytes]:
-        lines = data.split(b"\n")
-        if lines and not lines[-1]:
-            lines.pop()
-        return lines
+    def ingest():
+        """Global positions from per-file line counts. Files are read as
+        bytes (Spark's text reader would replace bad UTF-8 without a word),
+        each whole by one task, as a gzipped JSONL shard would be anyway."""
+        index_of = {name: i for i, name in enumerate(files)}
+        raw = sc.binaryFiles(",".join(files), max(1, min(len(files), P)))
 
-    counts = dict(raw.map(lambda kv: (index_of[kv[0]], len(lines_of(kv[1])))).collect())
-    offsets = {}
-    total = 0
-    for i in range(len(files)):
-        offsets[i] = total
-        total += counts.get(i, 0)
+        def lines_of(data: bytes) -> List[bytes]:
+            lines = data.split(b"\n")
+            if lines and not lines[-1]:
+                lines.pop()
+            return lines
 
-    def numbered(kv):
-        f = index_of[kv[0]]
-        for n, line in enumerate(lines_of(kv[1])):
-            yield offsets[f] + n, f, n + 1, line[:-1] if line.endswith(b"\r") else line
+        counts = dict(raw.map(lambda kv: (index_of[kv[0]], len(lines_of(kv[1])))).collect())
+        offsets = {}
+        total = 0
+        for i in range(len(files)):
+            offsets[i] = total
+            total += counts.get(i, 0)
 
-    def parse(rows):
-        for position, f, line, raw_line in rows:
-            if line == 1 and raw_line.startswith(b"\xef\xbb\xbf"):
-                raw_line = raw_line[3:]  # a byte-order mark, as many Windows tools write
-            try:
-                text = raw_line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                yield (position, f, line, None, f"invalid UTF-8 at byte {e.start}")
-                continue
-            if not text.strip():
-                continue
-            record, error = _parse(text, id_field, text_field)
-            yield (position, f, line, record, error)
+        def numbered(kv):
+            f = index_of[kv[0]]
+            for n, line in enumerate(lines_of(kv[1])):
+                yield offsets[f] + n, f, n + 1, line[:-1] if line.endswith(b"\r") else line
 
-    parsed = raw.flatMap(numbered).mapPartitions(parse).cache()
-    bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
-    good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
+        def parse(rows):
+            for position, f, line, raw_line in rows:
+                if line == 1 and raw_line.startswith(b"\xef\xbb\xbf"):
+                    raw_line = raw_line[3:]  # a byte-order mark, as many Windows tools write
+                try:
+                    text = raw_line.decode("utf-8")
+                except UnicodeDecodeError as e:
+                    yield (position, f, line, None, f"invalid UTF-8 at byte {e.start}")
+                    continue
+                if not text.strip():
+                    continue
+                record, error = _parse(text, id_field, text_field)
+                yield (position, f, line, record, error)
 
-    def checked(rows):
-        for batch in _batched(rows):
-            problems = _stages(conf).check([r[1][4] for r in batch])
-            for row, problem in zip(batch, problems):
-                yield row, problem
+        parsed = raw.flatMap(numbered).mapPartitions(parse).cache()
+        bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
+        good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
 
-    checked_rows = good.mapPartitions(checked).cache()
-    bad = bad.union(checked_rows.filter(lambda r: r[1] is not None).map(lambda r: (r[0][0], r[0][1][0], r[0][1][1], r[1])))
-    good = checked_rows.filter(lambda r: r[1] is None).map(lambda r: r[0])
-    # Repeated ids: the first keeps it, the later ones are refused.
-    by_id = good.map(lambda r: (r[1][3], (r[0], r[1][0], r[1][1]))).groupByKey(P).mapValues(sorted)
-    repeats = by_id.filter(lambda kv: len(kv[1]) > 1).flatMap(
-        lambda kv: [(p, f, l, f"duplicate id {json.dumps(kv[0])} (first seen on line {kv[1][0][2]} of {files[kv[1][0][1]]})") for p, f, l in kv[1][1:]]
-    )
-    bad = bad.union(repeats)
-    skipped = sorted(bad.collect())
-    if skipped and on_error == "fail":
-        position, f, line, error = skipped[0]
-        raise SemHashError(f"{files[f]} line {line}: {error}")
-    refused = {p for p, _, _, _ in skipped}
-    docs = good.filter(lambda r: r[0] not in refused).map(lambda r: (r[0], (r[1][2], r[1][4]))).cache()
+        def checked(rows):
+            for batch in _batched(rows):
+                problems = _stages(conf).check([r[1][4] for r in batch])
+                for row, problem in zip(batch, problems):
+                    yield row, problem
+
+        checked_rows = good.mapPartitions(checked).cache()
+        bad = bad.union(checked_rows.filter(lambda r: r[1] is not None).map(lambda r: (r[0][0], r[0][1][0], r[0][1][1], r[1])))
+        good = checked_rows.filter(lambda r: r[1] is None).map(lambda r: r[0])
+        # Repeated ids: the first keeps it, the later ones are refused.
+        by_id = good.map(lambda r: (r[1][3], (r[0], r[1][0], r[1][1]))).groupByKey(P).mapValues(sorted)
+        repeats = by_id.filter(lambda kv: len(kv[1]) > 1).flatMap(
+            lambda kv: [(p, f, l, f"duplicate id {json.dumps(kv[0])} (first seen on line {kv[1][0][2]} of {files[kv[1][0][1]]})") for p, f, l in kv[1][1:]]
+        )
+        bad = bad.union(repeats)
+        skipped = [list(b) for b in sorted(bad.collect())]
+        if skipped and on_error == "fail":
+            position, f, line, error = skipped[0]
+            raise SemHashError(f"{files[f]} line {line}: {error}")
+        refused = {p for p, _, _, _ in skipped}
+        return good.filter(lambda r: r[0] not in refused).map(lambda r: (r[0], (r[1][2], r[1][4]))), skipped
+
+    docs, skipped = kept.keep("ingest", ingest)
+    docs = docs.cache()
     documents = docs.count()
     lap("ingest")
 
@@ -226,7 +317,8 @@ def dedup(
             for (position, _), key in zip(batch, keys):
                 yield bytes(key), position
 
-    holders = docs.mapPartitions(exact).groupByKey(P).mapValues(sorted).cache()
+    holders, _ = kept.keep("exact", lambda: (docs.mapPartitions(exact).groupByKey(P).mapValues(sorted), None))
+    holders = holders.cache()
     copy_links = holders.flatMap(lambda kv: [(p, kv[1][0], "exact", 1.0) for p in kv[1][1:]])
     heads = holders.map(lambda kv: (kv[1][0], len(kv[1]) - 1)).join(docs, P).map(
         lambda kv: (kv[0], (kv[1][0], kv[1][1][1]))
@@ -276,7 +368,8 @@ def dedup(
             for (head, ((copies, text), _)), sig in zip(batch, sigs):
                 yield head, (copies, text, bytes(sig))
 
-    signed = heads.leftOuterJoin(counts, P).mapPartitions(sign).cache()
+    signed, _ = kept.keep("sign", lambda: (heads.leftOuterJoin(counts, P).mapPartitions(sign), None))
+    signed = signed.cache()
     signed.count()
     lap("sign")
 
@@ -300,7 +393,8 @@ def dedup(
     passage = keyed.flatMap(lambda r: [(("p", k), (r[0], r[1])) for k in r[3]]).groupByKey(P).mapPartitions(buckets)
     least = native.min_shared_passages()
     shared = passage.map(lambda pair: (pair, 1)).reduceByKey(lambda a, b: a + b, P).filter(lambda kv: kv[1] >= least)
-    pairs = band.map(lambda pair: (pair, 1)).union(shared).map(lambda kv: kv[0]).distinct(P).cache()
+    pairs, _ = kept.keep("candidates", lambda: (band.map(lambda pair: (pair, 1)).union(shared).map(lambda kv: kv[0]).distinct(P), None))
+    pairs = pairs.cache()
     candidates = pairs.count()
     lap("candidates")
 
@@ -344,7 +438,8 @@ def dedup(
 
     paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
     links = paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify)
-    all_links = links.union(copy_links).collect()
+    kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
+    all_links = [tuple(link) for link in kept_links.collect()]
     lap("verify")
 
     # Connected components on the driver: only the links travel there.
@@ -415,6 +510,7 @@ def dedup(
         "links": len(all_links),
         "clusters": clusters,
         "skipped": [{"file": files[f], "line": l, "error": e} for _, f, l, e in skipped],
+        "resumed": kept.resumed,
         "seconds": seconds,
     }
 
@@ -433,6 +529,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--on-error", choices=["fail", "skip"], default="fail")
     run.add_argument("--shuffle-partitions", type=int, help="parts of every shuffle (default: Spark's default parallelism)")
     run.add_argument("--report", help="write the counts and the seconds of each stage here (JSON)")
+    run.add_argument("--work", help="keep finished stages in this folder; a rerun of the same job resumes from them")
     args = parser.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -456,6 +553,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             text_field=args.text_field,
             on_error=args.on_error,
             partitions=args.shuffle_partitions,
+            work=args.work,
         )
     except (SemHashError, OSError) as e:
         print(f"semhash-spark: error: {e}", file=sys.stderr)
