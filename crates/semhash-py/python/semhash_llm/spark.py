@@ -64,6 +64,18 @@ def _batched(rows: Iterable[Any], size: int = _BATCH):
         yield batch
 
 
+def _answers(config: Optional[str], method: str, ask, *first):
+    """A partition function that pairs each row with the native stage's
+    answer for it: ``method(*first, [ask(row) for row in batch])``, asked a
+    batch at a time."""
+
+    def run(rows):
+        for batch in _batched(rows):
+            yield from zip(batch, getattr(_stages(config), method)(*first, [ask(r) for r in batch]))
+
+    return run
+
+
 def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
     """Input files in order: a folder stands for its files, sorted by name.
     Read through Hadoop's file systems, so ``hdfs://``, ``s3a://`` and local
@@ -283,13 +295,7 @@ def dedup(
         bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
         good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
 
-        def checked(rows):
-            for batch in _batched(rows):
-                problems = _stages(conf).check([r[1][4] for r in batch])
-                for row, problem in zip(batch, problems):
-                    yield row, problem
-
-        checked_rows = good.mapPartitions(checked).cache()
+        checked_rows = good.mapPartitions(_answers(conf, "check", lambda r: r[1][4])).cache()
         bad = bad.union(checked_rows.filter(lambda r: r[1] is not None).map(lambda r: (r[0][0], r[0][1][0], r[0][1][1], r[1])))
         good = checked_rows.filter(lambda r: r[1] is None).map(lambda r: r[0])
         # Repeated ids: the first keeps it, the later ones are refused.
@@ -311,13 +317,8 @@ def dedup(
     lap("ingest")
 
     # Exact: the lowest position holds a text; the others are its copies.
-    def exact(rows):
-        for batch in _batched(rows):
-            keys = _stages(conf).exact_keys([text for _, (_, text) in batch])
-            for (position, _), key in zip(batch, keys):
-                yield bytes(key), position
-
-    holders, _ = kept.keep("exact", lambda: (docs.mapPartitions(exact).groupByKey(P).mapValues(sorted), None))
+    keyed_docs = docs.mapPartitions(_answers(conf, "exact_keys", lambda r: r[1][1])).map(lambda ra: (bytes(ra[1]), ra[0][0]))
+    holders, _ = kept.keep("exact", lambda: (keyed_docs.groupByKey(P).mapValues(sorted), None))
     holders = holders.cache()
     copy_links = holders.flatMap(lambda kv: [(p, kv[1][0], "exact", 1.0) for p in kv[1][1:]])
     heads = holders.map(lambda kv: (kv[1][0], len(kv[1]) - 1)).join(docs, P).map(
@@ -328,13 +329,8 @@ def dedup(
     lap("exact")
 
     # Corpus statistics: df, then content_df with each text's df joined in.
-    def shingles(rows):
-        for batch in _batched(rows):
-            out = _stages(conf).shingles([text for _, (_, text) in batch])
-            for (head, _), s in zip(batch, out):
-                yield head, s
-
-    by_head = heads.mapPartitions(shingles).cache()  # head -> its shingles
+    by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
+    by_head = by_head.cache()  # head -> its shingles
     df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
     # Only shingles of two texts or more travel further: a shingle of one
     # text has df 1 and no content count, which the stages assume of any
@@ -346,41 +342,37 @@ def dedup(
         holders = by_head.flatMap(lambda kv: [(s, kv[0]) for s in kv[1]])
         return holders.join(table, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).mapValues(dict)
 
-    def content(rows):
-        for batch in _batched(rows):
-            asked = [(s, [(known or {}).get(x, 1) for x in s]) for _, (s, known) in batch]
-            for c in _stages(conf).content_shingles(asked):
-                yield from c
+    def with_df(row):
+        shingles, known = row[1]
+        return shingles, [(known or {}).get(x, 1) for x in shingles]
 
     content_df = (
         by_head.leftOuterJoin(per_head(shared), P)
-        .mapPartitions(content)
+        .mapPartitions(_answers(conf, "content_shingles", with_df))
+        .flatMap(lambda ra: ra[1])
         .map(lambda s: (s, 1))
         .reduceByKey(lambda a, b: a + b, P)
     )
     counts = per_head(shared.leftOuterJoin(content_df, P).mapValues(lambda v: (v[0], v[1] or 0)))
     lap("statistics")
 
-    def sign(rows):
-        for batch in _batched(rows):
-            asked = [(text, [(x, n, c) for x, (n, c) in (known or {}).items()]) for _, ((_, text), known) in batch]
-            sigs = _stages(conf).sign(distinct, asked)
-            for (head, ((copies, text), _)), sig in zip(batch, sigs):
-                yield head, (copies, text, bytes(sig))
+    def with_counts(row):
+        (_, text), known = row[1]
+        return text, [(x, n, c) for x, (n, c) in (known or {}).items()]
 
-    signed, _ = kept.keep("sign", lambda: (heads.leftOuterJoin(counts, P).mapPartitions(sign), None))
+    def signed_row(ra):
+        (head, ((copies, text), _)), sig = ra
+        return head, (copies, text, bytes(sig))
+
+    sign = _answers(conf, "sign", with_counts, distinct)
+    signed, _ = kept.keep("sign", lambda: (heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row), None))
     signed = signed.cache()
     signed.count()
     lap("sign")
 
     # Candidates: one shared band key, or enough shared passage keys.
-    def keys(rows):
-        for batch in _batched(rows):
-            out = _stages(conf).keys([sig for _, (_, _, sig) in batch])
-            for (head, (copies, _, _)), (band, passage) in zip(batch, out):
-                yield head, copies, band, passage
-
-    keyed = signed.mapPartitions(keys).cache()
+    keyed = signed.mapPartitions(_answers(conf, "keys", lambda r: r[1][2]))
+    keyed = keyed.map(lambda ra: (ra[0][0], ra[0][1][0]) + tuple(ra[1])).cache()  # head, copies, band, passage
 
     def buckets(groups):
         stages = _stages(conf)
@@ -399,14 +391,8 @@ def dedup(
     lap("candidates")
 
     # Word statistics of the short texts; each side carries its own words' counts.
-    def word_keys(rows):
-        for batch in _batched(rows):
-            out = _stages(conf).word_keys([(text, sig) for _, (_, text, sig) in batch])
-            for (head, _), k in zip(batch, out):
-                if k is not None:
-                    yield head, k
-
-    words = signed.mapPartitions(word_keys).cache()
+    words = signed.mapPartitions(_answers(conf, "word_keys", lambda r: r[1][1:]))
+    words = words.filter(lambda ra: ra[1] is not None).map(lambda ra: (ra[0][0], ra[1])).cache()
     short_docs = words.count()
     word_of = words.flatMap(lambda kv: [(w, kv[0]) for w in kv[1][0]])
     word_df = word_of.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
@@ -429,15 +415,10 @@ def dedup(
     sides.count()
     lap("word statistics")
 
-    def verify(rows):
-        for batch in _batched(rows):
-            asked = [((a,) + side_a, (b,) + side_b) for (a, side_a), (b, side_b) in batch]
-            for link in _stages(conf).verify(short_docs, asked):
-                if link is not None:
-                    yield link
-
+    verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
     paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
-    links = paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify)
+    links = paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
+    links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
     all_links = [tuple(link) for link in kept_links.collect()]
     lap("verify")
