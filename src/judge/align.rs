@@ -48,7 +48,7 @@ impl Aligner {
     /// What [`Encoder::token_states`] refuses, for the first batch that failed.
     pub fn scores(&self, pairs: &[(&str, &str)]) -> Result<Vec<f32>> {
         let chunks: Vec<&[(&str, &str)]> = pairs.chunks(self.config.batch_pairs.max(1)).collect();
-        let scored = crate::util::par::map(&chunks, |chunk| self.chunk_scores(chunk));
+        let scored = crate::util::par::map_heavy(&chunks, |chunk| self.chunk_scores(chunk));
         let mut out = Vec::with_capacity(pairs.len());
         for s in scored {
             out.extend(s?);
@@ -99,7 +99,7 @@ impl Judge for Aligner {
 
     fn judge(&self, pairs: &[Pair<'_>]) -> Vec<Result<Judgement>> {
         let chunks: Vec<&[Pair<'_>]> = pairs.chunks(self.config.batch_pairs.max(1)).collect();
-        let judged = crate::util::par::map(&chunks, |chunk| -> Vec<Result<Judgement>> {
+        let judged = crate::util::par::map_heavy(&chunks, |chunk| -> Vec<Result<Judgement>> {
             let texts: Vec<(&str, &str)> = chunk.iter().map(|p| (p.a, p.b)).collect();
             match self.chunk_scores(&texts) {
                 Ok(scores) => scores.into_iter().map(|f1| Ok(self.judgement(f1))).collect(),

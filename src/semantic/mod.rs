@@ -118,7 +118,7 @@ mod checkpointed {
             // Pieces run side by side (and each on all threads it can get);
             // their size stays fixed, so a rerun with other threads finds them.
             let pieces: Vec<&[&str]> = texts.chunks(CHECKPOINT_TEXTS).collect();
-            let done = crate::util::par::map(&pieces, |piece| -> Result<(Vec<SemanticSketch>, bool)> {
+            let done = crate::util::par::map_heavy(&pieces, |piece| -> Result<(Vec<SemanticSketch>, bool)> {
                 let mut named = self.model_hash.to_le_bytes().to_vec();
                 for text in piece.iter() {
                     named.extend_from_slice(&(text.len() as u64).to_le_bytes());
@@ -198,7 +198,7 @@ pub fn embed_all(
     progress: &dyn crate::util::Progress,
 ) -> Result<Vec<Vec<f32>>> {
     let chunks: Vec<&[&str]> = texts.chunks(64).collect();
-    let done = crate::util::par::map(&chunks, |chunk| {
+    let done = crate::util::par::map_heavy(&chunks, |chunk| {
         let out = embedder.embed(chunk);
         progress.advance(chunk.len() as u64);
         out
