@@ -33,7 +33,7 @@ fn two_batches(dir: &std::path::Path) -> (Vec<u8>, Vec<u64>) {
 }
 
 fn ids(log: &semhash::store::Log) -> Vec<&str> {
-    log.live.iter().map(|(id, _)| id.as_str()).collect()
+    log.live.iter().map(|d| d.id.as_str()).collect()
 }
 
 #[test]

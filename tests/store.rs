@@ -157,3 +157,41 @@ fn a_host_kept_store_round_trips_through_its_commits() {
     let err = Incremental::open(deduper, HostStore::preloaded(kept, Some(stats))).err().expect("refused");
     assert!(matches!(err, Error::FingerprintMismatch { .. }), "{err}");
 }
+
+#[test]
+fn integer_ids_keep_their_kind_and_a_version_1_store_is_read_and_upgraded_only_when_it_must() {
+    use semhash::store::IdKind;
+    let dir = tempfile::tempdir().unwrap();
+    let meta = dir.path().join("meta.json");
+    let version = || {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&meta).unwrap()).unwrap()["version"].clone()
+    };
+    {
+        let mut store = open(dir.path(), Config::default()).unwrap();
+        store.add(&[doc("text", ARTICLE)]).unwrap();
+    }
+    // What an earlier release wrote: the same log under version 1.
+    let v1 = std::fs::read_to_string(&meta).unwrap().replace("\"version\": 2", "\"version\": 1");
+    std::fs::write(&meta, v1).unwrap();
+    {
+        let mut store = open(dir.path(), Config::default()).unwrap();
+        store.add(&[doc("plain", "Linkers join object files and libraries into one executable program.")]).unwrap();
+        assert_eq!(version(), 1, "text ids leave a version 1 store readable by the release that made it");
+        let integer = |d: &Document| if d.id == "text" { IdKind::Text } else { IdKind::Integer };
+        let err = store.add_with_kinds(&[doc("0042", "Some other words entirely")], integer).unwrap_err();
+        assert!(err.to_string().contains("not one"), "{err}");
+        store.add_with_kinds(&[doc("-42", &ARTICLE.to_uppercase())], integer).unwrap();
+        assert_eq!(version(), 2, "an integer id needs version 2");
+    }
+    let store = open(dir.path(), Config::default()).unwrap();
+    let mut matches = store.query(ARTICLE).unwrap();
+    matches.sort_by(|a, b| a.id.cmp(&b.id));
+    let found: Vec<(&str, IdKind)> = matches.iter().map(|m| (m.id.as_str(), m.kind)).collect();
+    assert_eq!(found, [("-42", IdKind::Integer), ("text", IdKind::Text)]);
+    let json = serde_json::to_string(&matches).unwrap();
+    assert!(json.starts_with(r#"[{"id":-42,"relation":"#) && json.contains(r#"{"id":"text","#), "{json}");
+    drop(store);
+
+    std::fs::write(&meta, std::fs::read_to_string(&meta).unwrap().replace("\"version\": 2", "\"version\": 3")).unwrap();
+    assert!(matches!(open(dir.path(), Config::default()), Err(Error::UnsupportedVersion { found: 3, .. })));
+}

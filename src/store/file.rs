@@ -2,8 +2,10 @@
 //!
 //! The log is a sequence of frames, one per committed batch:
 //! `"SHLB"`, body length (u32), body, xxh3-64 of the body. A body is a list of
-//! operations: `1` (add) with the id and the signature bytes, or `2` (remove)
-//! with the id. A frame is written and synced before the commit returns, so a
+//! operations: `1` (add) with the id and the signature bytes, `3` (add, the
+//! id an integer: [`IdKind::Integer`]) likewise, or `2` (remove) with the id.
+//! Format version 2 added operation 3; a version 1 store is read as it is
+//! and marked version 2 by the first commit that writes an integer id. A frame is written and synced before the commit returns, so a
 //! crash loses at most the batch being written; a torn last frame (the process
 //! died mid-write) is dropped on the next open with a warning, while a frame
 //! that is complete but fails its checksum makes the store refuse to open.
@@ -18,7 +20,7 @@
 //! drops both locks when their process dies: a killed writer leaves no stale
 //! lock behind.
 
-use super::SignatureStore;
+use super::{IdKind, SignatureStore, StoredDoc};
 use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Fingerprint, Signature};
 use crate::util::bytes::Reader;
@@ -30,9 +32,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const FRAME_MAGIC: [u8; 4] = *b"SHLB";
-const STORE_VERSION: u16 = 1;
+const STORE_VERSION: u16 = 2;
+/// The last version without integer ids, still read (and written as long
+/// as no integer id is added).
+const TEXT_IDS_VERSION: u16 = 1;
 const ADD: u8 = 1;
 const REMOVE: u8 = 2;
+const ADD_INTEGER: u8 = 3;
 
 /// A signature store in a directory.
 #[derive(Debug)]
@@ -45,6 +51,8 @@ pub struct FileStore {
     pub warnings: Vec<String>,
     /// The writer's lock, while this store may commit ([`FileStore::open_writer`]).
     writer: Option<File>,
+    /// The format version in `meta.json`.
+    version: u16,
 }
 
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -92,14 +100,14 @@ impl FileStore {
     fn open_dir(dir: PathBuf, fingerprint: Fingerprint, writer: Option<File>) -> Result<Self> {
         let ctx = |what: &str| format!("store {}: {what}", dir.display());
         let meta_path = dir.join("meta.json");
-        if meta_path.exists() {
+        let version = if meta_path.exists() {
             let text = fs::read_to_string(&meta_path).map_err(|e| Error::io(ctx("cannot read meta.json"), e))?;
             let meta: Meta = serde_json::from_str(&text)
                 .map_err(|e| Error::Corrupted { context: ctx("meta.json"), detail: e.to_string() })?;
             if meta.format != "semhash-store" {
                 return Err(Error::Corrupted { context: ctx("meta.json"), detail: "not a semhash store".into() });
             }
-            if meta.version != STORE_VERSION {
+            if !(TEXT_IDS_VERSION..=STORE_VERSION).contains(&meta.version) {
                 return Err(Error::UnsupportedVersion {
                     context: ctx("meta.json"),
                     found: meta.version,
@@ -113,12 +121,12 @@ impl FileStore {
                     found: meta.fingerprint,
                 });
             }
+            meta.version
         } else {
-            let meta =
-                Meta { format: "semhash-store".into(), version: STORE_VERSION, fingerprint: fingerprint.to_string() };
-            write_atomic(&meta_path, serde_json::to_string_pretty(&meta).expect("meta serialises").as_bytes())?;
-        }
-        Ok(FileStore { dir, fingerprint, valid_len: 0, warnings: Vec::new(), writer })
+            write_meta(&meta_path, STORE_VERSION, fingerprint)?;
+            STORE_VERSION
+        };
+        Ok(FileStore { dir, fingerprint, valid_len: 0, warnings: Vec::new(), writer, version })
     }
 
     fn log_path(&self) -> PathBuf {
@@ -136,12 +144,18 @@ impl SignatureStore for FileStore {
         with_commit_lock(&dir, false, || self.read(deduper))
     }
 
-    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
+    fn commit(&mut self, added: &[StoredDoc], removed: &[String], stats: &CorpusStats) -> Result<()> {
         if self.writer.is_none() {
             return Err(Error::Input(format!(
                 "store {}: opened for reading; open it with FileStore::open_writer to change it",
                 self.dir.display()
             )));
+        }
+        if self.version < STORE_VERSION && added.iter().any(|d| d.kind == IdKind::Integer) {
+            // Readers of the old version would not know operation 3: they
+            // are told the version instead.
+            write_meta(&self.dir.join("meta.json"), STORE_VERSION, self.fingerprint)?;
+            self.version = STORE_VERSION;
         }
         let frame = self.frame(added, removed)?;
         let valid_len = with_commit_lock(&self.dir, true, || self.append(&frame, stats))?;
@@ -177,11 +191,11 @@ impl FileStore {
     }
 
     /// The log frame of one batch (empty when there is nothing to log).
-    fn frame(&self, added: &[(String, Signature)], removed: &[String]) -> Result<Vec<u8>> {
+    fn frame(&self, added: &[StoredDoc], removed: &[String]) -> Result<Vec<u8>> {
         let mut body = Vec::new();
-        for (id, sig) in added {
-            push_op(&mut body, ADD, id)?;
-            body.extend_from_slice(&sig.to_bytes(self.fingerprint));
+        for doc in added {
+            push_op(&mut body, if doc.kind == IdKind::Integer { ADD_INTEGER } else { ADD }, &doc.id)?;
+            body.extend_from_slice(&doc.signature.to_bytes(self.fingerprint));
         }
         for id in removed {
             push_op(&mut body, REMOVE, id)?;
@@ -219,8 +233,8 @@ impl FileStore {
 /// A store log, decoded: what [`decode_log`] found.
 #[derive(Debug)]
 pub struct Log {
-    /// The live signatures (added and not removed since), in the order added.
-    pub live: Vec<(String, Signature)>,
+    /// The live documents (added and not removed since), in the order added.
+    pub live: Vec<StoredDoc>,
     /// Bytes up to the end of the last complete frame.
     pub valid_len: u64,
     /// A warning when an incomplete last frame (an interrupted write) was dropped.
@@ -237,7 +251,7 @@ pub struct Log {
 /// [`Signature::from_bytes`] for a signature of another format or
 /// configuration.
 pub fn decode_log(bytes: &[u8], fingerprint: Fingerprint, context: &str) -> Result<Log> {
-    let mut live: Vec<Option<(String, Signature)>> = Vec::new();
+    let mut live: Vec<Option<StoredDoc>> = Vec::new();
     let mut slot: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     let mut torn_tail = None;
     let mut pos = 0usize;
@@ -271,12 +285,13 @@ pub fn decode_log(bytes: &[u8], fingerprint: Fingerprint, context: &str) -> Resu
             let id_len = r.u16()? as usize;
             let id = std::str::from_utf8(r.take(id_len)?).map_err(|_| r.malformed("id"))?.to_owned();
             match op {
-                ADD => {
+                ADD | ADD_INTEGER => {
                     let start = r.position();
-                    let (sig, used) = Signature::from_bytes(&body[start..], fingerprint, &frame_ctx)?;
+                    let (signature, used) = Signature::from_bytes(&body[start..], fingerprint, &frame_ctx)?;
                     r.skip(used)?;
                     slot.insert(id.clone(), live.len());
-                    live.push(Some((id, sig)));
+                    let kind = if op == ADD_INTEGER { IdKind::Integer } else { IdKind::Text };
+                    live.push(Some(StoredDoc { id, kind, signature }));
                 }
                 REMOVE => {
                     if let Some(i) = slot.remove(&id) {
@@ -289,6 +304,11 @@ pub fn decode_log(bytes: &[u8], fingerprint: Fingerprint, context: &str) -> Resu
         pos += 16 + len;
     }
     Ok(Log { live: live.into_iter().flatten().collect(), valid_len: pos as u64, torn_tail })
+}
+
+fn write_meta(path: &Path, version: u16, fingerprint: Fingerprint) -> Result<()> {
+    let meta = Meta { format: "semhash-store".into(), version, fingerprint: fingerprint.to_string() };
+    write_atomic(path, serde_json::to_string_pretty(&meta).expect("meta serialises").as_bytes())
 }
 
 /// Runs `f` holding the store's `commit.lock`: exclusive to commit, shared to read.

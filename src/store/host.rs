@@ -5,9 +5,10 @@
 //! ([`HostStore::preloaded`]); each commit is kept, as bytes, for the host to
 //! take ([`HostStore::take_commits`]) and write in one transaction. The bytes
 //! are the same versioned, fingerprinted signatures and statistics the file
-//! store writes, so a host never needs to understand them.
+//! store writes, so a host never needs to understand them. Ids are a
+//! host's strings: an [`IdKind`](super::IdKind) is not kept.
 
-use super::{SignatureStore, Stored};
+use super::{IdKind, SignatureStore, Stored, StoredDoc};
 use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Fingerprint, Signature};
 use crate::Result;
@@ -61,8 +62,9 @@ impl SignatureStore for HostStore {
         let docs = std::mem::take(&mut self.signatures)
             .into_iter()
             .map(|(id, bytes)| {
-                let (sig, _) = Signature::from_bytes(&bytes, self.fingerprint, &format!("stored signature {id:?}"))?;
-                Ok((id, sig))
+                let (signature, _) =
+                    Signature::from_bytes(&bytes, self.fingerprint, &format!("stored signature {id:?}"))?;
+                Ok(StoredDoc { id, kind: IdKind::Text, signature })
             })
             .collect::<Result<Vec<_>>>()?;
         let stats = match self.stats.take() {
@@ -74,12 +76,12 @@ impl SignatureStore for HostStore {
         Ok((docs, stats))
     }
 
-    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()> {
+    fn commit(&mut self, added: &[StoredDoc], removed: &[String], stats: &CorpusStats) -> Result<()> {
         if !self.record {
             return Ok(());
         }
         self.commits.push(Commit {
-            added: added.iter().map(|(id, sig)| (id.clone(), sig.to_bytes(self.fingerprint))).collect(),
+            added: added.iter().map(|d| (d.id.clone(), d.signature.to_bytes(self.fingerprint))).collect(),
             removed: removed.to_vec(),
             stats: stats.encode(self.fingerprint),
         });

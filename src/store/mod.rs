@@ -19,11 +19,37 @@ use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Prepared, Signature};
 use crate::util::Silent;
 use crate::{Document, Error, Result};
-use serde::Serialize;
+use serde::ser::{Serialize, SerializeStruct, Serializer};
+use std::collections::HashSet;
+
+/// How the caller wrote a document's id. The core names every document by a
+/// string; an id that was an integer (a JSON number, an integer column) is
+/// held as its decimal spelling and marked, so that what a store hands back
+/// later is an integer again, and a user who joins matches on an integer id
+/// column finds them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum IdKind {
+    /// A string id.
+    #[default]
+    Text,
+    /// An integer id, held as its decimal spelling.
+    Integer,
+}
+
+/// One stored document: its id, how the id was written, its signature.
+#[derive(Clone, Debug)]
+pub struct StoredDoc {
+    /// The document's id.
+    pub id: String,
+    /// How the caller wrote the id.
+    pub kind: IdKind,
+    /// The document's signature.
+    pub signature: Signature,
+}
 
 /// What a store holds: live documents in the order added, and the corpus
 /// statistics (none in a new store).
-pub type Stored = (Vec<(String, Signature)>, Option<CorpusStats>);
+pub type Stored = (Vec<StoredDoc>, Option<CorpusStats>);
 
 /// Where signatures live between runs.
 pub trait SignatureStore {
@@ -31,7 +57,7 @@ pub trait SignatureStore {
     fn load(&mut self, deduper: &Deduper) -> Result<Stored>;
     /// Persists one batch of additions and removals with the statistics after
     /// it, all or nothing.
-    fn commit(&mut self, added: &[(String, Signature)], removed: &[String], stats: &CorpusStats) -> Result<()>;
+    fn commit(&mut self, added: &[StoredDoc], removed: &[String], stats: &CorpusStats) -> Result<()>;
 }
 
 /// A store that keeps nothing: for one process's lifetime.
@@ -43,20 +69,40 @@ impl SignatureStore for MemoryStore {
         Ok((Vec::new(), None))
     }
 
-    fn commit(&mut self, _: &[(String, Signature)], _: &[String], _: &CorpusStats) -> Result<()> {
+    fn commit(&mut self, _: &[StoredDoc], _: &[String], _: &CorpusStats) -> Result<()> {
         Ok(())
     }
 }
 
 /// A stored document that matched a query.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+///
+/// It serialises as `{"id", "relation", "score"}` with an integer id as a
+/// number (when it fits 64 bits; as its spelling otherwise).
+#[derive(Clone, Debug, PartialEq)]
 pub struct Match {
     /// The stored document's id.
     pub id: String,
+    /// How the id was written when the document was added.
+    pub kind: IdKind,
     /// Relation of the query document to this one.
     pub relation: Relation,
     /// The verdict's score: what orders the matches.
     pub score: f32,
+}
+
+impl Serialize for Match {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let mut m = serializer.serialize_struct("Match", 3)?;
+        let integer = (self.kind == IdKind::Integer).then_some(&self.id);
+        match (integer.and_then(|id| id.parse::<i64>().ok()), integer.and_then(|id| id.parse::<u64>().ok())) {
+            (Some(n), _) => m.serialize_field("id", &n)?,
+            (None, Some(n)) => m.serialize_field("id", &n)?,
+            (None, None) => m.serialize_field("id", &self.id)?,
+        }
+        m.serialize_field("relation", &self.relation)?;
+        m.serialize_field("score", &self.score)?;
+        m.end()
+    }
 }
 
 /// Incremental de-duplication over a store.
@@ -97,6 +143,8 @@ pub struct Incremental<S: SignatureStore> {
     store: S,
     index: SignatureIndex,
     stats: CorpusStats,
+    /// Stored ids that were integers ([`IdKind::Integer`]).
+    integer_ids: HashSet<String>,
 }
 
 impl<S: SignatureStore> Incremental<S> {
@@ -112,10 +160,14 @@ impl<S: SignatureStore> Incremental<S> {
         let (docs, stats) = store.load(&deduper)?;
         let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights));
         let mut index = deduper.new_index();
-        for (id, sig) in docs {
-            index.add(&id, sig);
+        let mut integer_ids = HashSet::new();
+        for doc in docs {
+            if doc.kind == IdKind::Integer {
+                integer_ids.insert(doc.id.clone());
+            }
+            index.add(&doc.id, doc.signature);
         }
-        Ok(Incremental { deduper, store, index, stats })
+        Ok(Incremental { deduper, store, index, stats, integer_ids })
     }
 
     /// Documents stored now.
@@ -161,12 +213,26 @@ impl<S: SignatureStore> Incremental<S> {
     /// [`FileStore`] opened for reading). The index and the statistics are
     /// unchanged after any of them.
     pub fn add(&mut self, docs: &[Document]) -> Result<()> {
+        self.add_with_kinds(docs, |_| IdKind::Text)
+    }
+
+    /// [`Incremental::add`], with each id's [`IdKind`] as `kind` says: the
+    /// kind is stored, and a [`Match`] carries it back.
+    ///
+    /// # Errors
+    ///
+    /// As [`Incremental::add`]; an integer id that is not an integer's
+    /// decimal spelling is an [`Error::Input`].
+    pub fn add_with_kinds(&mut self, docs: &[Document], kind: impl Fn(&Document) -> IdKind) -> Result<()> {
         let mut seen = std::collections::HashSet::new();
         for d in docs {
             if self.index.contains(&d.id) || !seen.insert(d.id.as_str()) {
                 return Err(Error::Input(format!("id {:?} is already in the store", d.id)));
             }
             self.deduper.check(&d.text).map_err(|e| Error::Input(format!("id {:?}: {e}", d.id)))?;
+            if kind(d) == IdKind::Integer && !is_integer_spelling(&d.id) {
+                return Err(Error::Input(format!("id {:?} is marked an integer but is not one", d.id)));
+            }
         }
         let prepared: Vec<Prepared> = crate::util::par::map(docs, |d| self.deduper.prepare(&d.text));
         let mut stats = self.stats.clone();
@@ -175,11 +241,18 @@ impl<S: SignatureStore> Incremental<S> {
         let mut sigs: Vec<Signature> = crate::util::par::map(&prepared, |p| signer.sign(p, &stats));
         let texts: Vec<&str> = docs.iter().map(|d| d.text.as_str()).collect();
         self.deduper.embed_short(&texts, &mut sigs, &Silent)?;
-        let added: Vec<(String, Signature)> = docs.iter().map(|d| d.id.clone()).zip(sigs).collect();
+        let added: Vec<StoredDoc> = docs
+            .iter()
+            .zip(sigs)
+            .map(|(d, signature)| StoredDoc { id: d.id.clone(), kind: kind(d), signature })
+            .collect();
         self.store.commit(&added, &[], &stats)?;
         self.stats = stats;
-        for (id, sig) in added {
-            self.index.add(&id, sig);
+        for doc in added {
+            if doc.kind == IdKind::Integer {
+                self.integer_ids.insert(doc.id.clone());
+            }
+            self.index.add(&doc.id, doc.signature);
         }
         Ok(())
     }
@@ -211,8 +284,10 @@ impl<S: SignatureStore> Incremental<S> {
             .into_iter()
             .filter_map(|doc| {
                 let (v, _) = self.deduper.verdict(&sig, self.index.signature(doc)?, None);
+                let id = self.index.id(doc);
                 v.relation.is_duplicate().then(|| Match {
-                    id: self.index.id(doc).to_owned(),
+                    id: id.to_owned(),
+                    kind: if self.integer_ids.contains(id) { IdKind::Integer } else { IdKind::Text },
                     relation: v.relation,
                     score: v.score,
                 })
@@ -233,7 +308,15 @@ impl<S: SignatureStore> Incremental<S> {
         self.store.commit(&[], &removed, &self.stats)?;
         for id in &removed {
             self.index.remove(id);
+            self.integer_ids.remove(id);
         }
         Ok(present)
     }
+}
+
+/// Whether `id` is an integer as a caller's number prints: an optional
+/// minus and digits, no leading zero (so that it reads back as the same id).
+fn is_integer_spelling(id: &str) -> bool {
+    let digits = id.strip_prefix('-').unwrap_or(id);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) && (digits == "0" || !digits.starts_with('0'))
 }

@@ -408,6 +408,39 @@ fn compare_scores_each_pair() {
 }
 
 #[test]
+fn ids_signed_into_a_store_come_back_from_queries_as_they_were_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let store = store.to_str().unwrap();
+    let input = concat!(
+        "{\"id\": 18446744073709551615, \"text\": \"The quick brown fox jumps over the lazy dog\"}\n",
+        "{\"id\": -3, \"text\": \"the quick brown fox jumps over the lazy dog!\"}\n",
+        "{\"id\": \"007\", \"text\": \"THE QUICK BROWN FOX JUMPS OVER THE LAZY DOG\"}\n",
+    );
+    let o = semhash(&["sign", "--store", store, write(dir.path(), "in.jsonl", input.as_bytes()).to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let query = "{\"id\": 5, \"text\": \"the quick brown fox jumps over the lazy dog\"}\n";
+    let out = dir.path().join("matches.jsonl");
+    let q = write(dir.path(), "q.jsonl", query.as_bytes());
+    let o = semhash(&["query", "--store", store, q.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let row = &lines(&out)[0];
+    assert_eq!(row["id"], serde_json::json!(5));
+    let mut ids: Vec<String> = row["matches"].as_array().unwrap().iter().map(|m| m["id"].to_string()).collect();
+    ids.sort();
+    assert_eq!(ids, ["\"007\"", "-3", "18446744073709551615"], "{row}");
+    let meta = std::fs::read_to_string(dir.path().join("store/meta.json")).unwrap();
+    assert!(meta.contains("\"version\": 2"), "{meta}");
+
+    // Removed by its spelling, an integer id is gone from later answers.
+    let o = semhash(&["remove", "--store", store, "--", "-3"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = semhash(&["query", "--store", store, q.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out)[0]["matches"].as_array().unwrap().len(), 2);
+}
+
+#[test]
 fn sign_query_remove_through_a_store_directory() {
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("store");

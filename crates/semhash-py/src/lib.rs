@@ -13,9 +13,10 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use semhash::admit::{Admission, OnError, Record};
 use semhash::decide::Comparison;
-use semhash::store::{FileStore, Incremental};
+use semhash::store::{FileStore, IdKind, Incremental};
 use semhash::util::Silent;
-use semhash::{Config, Deduper, Error};
+use semhash::{Config, Deduper, Document, Error};
+use std::collections::HashSet;
 use std::time::Duration;
 
 mod stages;
@@ -136,20 +137,23 @@ impl Index {
         Ok(Index { inner: Incremental::open(deduper, file).map_err(py_error)? })
     }
 
-    /// Signs and stores the admitted records; returns those set aside.
-    #[pyo3(signature = (records, on_error="fail"))]
-    fn add(&mut self, records: Vec<PyRecord>, on_error: &str) -> PyResult<Vec<SkippedRow>> {
+    /// Signs and stores the admitted records (`integers`: the ids given as
+    /// integers, spelled); returns those set aside.
+    #[pyo3(signature = (records, on_error="fail", integers=HashSet::new()))]
+    fn add(&mut self, records: Vec<PyRecord>, on_error: &str, integers: HashSet<String>) -> PyResult<Vec<SkippedRow>> {
         let admission = admit(self.inner.deduper(), records, on_error)?;
         let skipped = admission.skipped.iter().map(|s| (s.line, s.id.clone(), s.error.clone())).collect();
         let docs = admission.docs;
-        self.inner.add(&docs).map_err(py_error)?;
+        let kind = |d: &Document| if integers.contains(&d.id) { IdKind::Integer } else { IdKind::Text };
+        self.inner.add_with_kinds(&docs, kind).map_err(py_error)?;
         Ok(skipped)
     }
 
-    /// What in the store a text duplicates, as JSON: the matches, best first.
-    fn query(&self, text: &str) -> PyResult<String> {
+    /// What in the store a text duplicates, best first: (id, whether it was
+    /// added as an integer, relation, score).
+    fn query(&self, text: &str) -> PyResult<Vec<(String, bool, String, f32)>> {
         let matches = self.inner.query(text).map_err(py_error)?;
-        Ok(serde_json::to_string(&matches).expect("matches serialise"))
+        Ok(matches.into_iter().map(|m| (m.id, m.kind == IdKind::Integer, relation_name(m.relation), m.score)).collect())
     }
 
     /// Forgets documents; for each id, whether it was stored.

@@ -10,6 +10,7 @@ mod parquet;
 use arrow_schema::DataType;
 use semhash::admit::{self, Admission, OnError, Skipped};
 use semhash::pipeline::DocResult;
+use semhash::store::IdKind;
 use semhash::{Deduper, Document, Error, Result};
 use serde::Serialize;
 use serde_json::Value;
@@ -76,6 +77,15 @@ impl IdTypes {
                 Some(c) if c == *t => Some(c),
                 Some(_) => Some(DataType::Utf8),
             };
+        }
+    }
+
+    /// How the input wrote `id`, for a store to keep.
+    pub fn kind(&self, id: &str) -> IdKind {
+        if self.integers.contains(id) {
+            IdKind::Integer
+        } else {
+            IdKind::Text
         }
     }
 

@@ -246,16 +246,21 @@ class Index:
     def add(self, docs: Any, *, id_field: str = "id", text_field: str = "text", on_error: str = "fail") -> List[dict]:
         """Signs and stores documents (as for :func:`dedup`); an id already
         stored is refused. Returns the records set aside with ``on_error="skip"``."""
-        records, _, _, raw_ids = _read(docs, id_field, text_field)
-        return _skipped(self._native.add(records, on_error), raw_ids)
+        records, _, given, raw_ids = _read(docs, id_field, text_field)
+        integers = {spelled for spelled, raw in given.items() if not isinstance(raw, str)}
+        return _skipped(self._native.add(records, on_error, integers), raw_ids)
 
     def query(self, text: str) -> List[dict]:
-        """The stored documents ``text`` duplicates, best first: ``id``, ``relation``, ``score``."""
+        """The stored documents ``text`` duplicates, best first: ``id`` (an
+        ``int`` when it was added as one), ``relation``, ``score``."""
         if not isinstance(text, str):
             raise SemHashError(f"text must be a string, got {type(text).__name__}")
         if not _is_text(text):
             raise SemHashError(_NOT_TEXT.format("text"))
-        return json.loads(self._native.query(text))
+        return [
+            {"id": int(id) if integer else id, "relation": relation, "score": score}
+            for id, integer, relation, score in self._native.query(text)
+        ]
 
     def remove(self, ids: Iterable[Any]) -> List[bool]:
         """Forgets documents; for each id, whether it was stored."""

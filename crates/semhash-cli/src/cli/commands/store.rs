@@ -21,7 +21,7 @@ pub(crate) fn sign(args: SignArgs) -> Result<()> {
         }
     }
     for batch in fresh.chunks(args.batch.max(1)) {
-        store.add(batch)?;
+        store.add_with_kinds(batch, |d| loaded.id_types.kind(&d.id))?;
     }
     eprintln!(
         "semhash: signed {} documents into {} ({} skipped as already stored, {} bad records); it now holds {}",
