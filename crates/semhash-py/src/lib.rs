@@ -184,5 +184,10 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_config, m)?)?;
     m.add_class::<Index>()?;
     m.add_class::<stages::Stages>()?;
+    m.add_class::<stages::CountTable>()?;
+    m.add_class::<stages::WordTable>()?;
+    m.add_function(wrap_pyfunction!(stages::merge_fillers, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::merge_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::counts_at_least, m)?)?;
     Ok(())
 }

@@ -3,10 +3,16 @@
 //! plain lists and gives one result per row. Spark has no unsigned types, so
 //! 64-bit hashes travel as `i64` (bit for bit) and exact keys as 16 bytes;
 //! signatures travel as their versioned, fingerprinted bytes.
+//!
+//! Corpus statistics can also travel whole, for a corpus whose statistics
+//! fit in memory: a partition counts its texts into a [`counts`] table
+//! (bytes), the engine merges the tables and hands the result to every
+//! worker, which loads it once as a [`CountTable`].
 
 use super::{deduper, py_error, relation_name, SemHashError};
 use pyo3::prelude::*;
 use semhash::cluster::Link;
+use semhash::decide::align::WordStats;
 use semhash::decide::Relation;
 use semhash::sketch::{Prepared, Signature};
 use semhash::stages::Side;
@@ -20,6 +26,8 @@ type PyPlacement = (u32, u32, Option<u32>, String, f32);
 type PyToSign = (String, Vec<(i64, u32, u32)>);
 /// A text's word keys: its words, and (context, filler) of each position.
 type PyWordKeys = (Vec<i64>, Vec<(i64, i64)>);
+/// A signed text: (position, text, signature).
+type PySigned = (u32, String, Vec<u8>);
 /// One side of a pair to verify: (position, text, signature, word counts
 /// `(word, texts)` and context counts `(context, fillers)` of its own words).
 type PySide = (u32, String, Vec<u8>, Vec<(i64, u32)>, Vec<(i64, u32)>);
@@ -31,6 +39,171 @@ fn signed(v: &[u64]) -> Vec<i64> {
 fn relation(name: &str) -> PyResult<Relation> {
     serde_json::from_value(serde_json::Value::from(name))
         .map_err(|_| SemHashError::new_err(format!("not a relation: {name:?}")))
+}
+
+/// Counts by hash (a shingle's `df` or content count) as bytes: sorted
+/// `(hash u64, count u32)` records, little-endian, 12 bytes each.
+mod counts {
+    pub const RECORD: usize = 12;
+
+    pub fn encode(counts: &[(u64, u32)]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(counts.len() * RECORD);
+        for &(h, n) in counts {
+            out.extend_from_slice(&h.to_le_bytes());
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<impl Iterator<Item = (u64, u32)> + '_> {
+        bytes.len().is_multiple_of(RECORD).then(|| {
+            bytes.chunks_exact(RECORD).map(|r| {
+                (
+                    u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
+                    u32::from_le_bytes(r[8..].try_into().expect("4 bytes")),
+                )
+            })
+        })
+    }
+
+    /// Each hash once with its occurrences counted, sorted.
+    pub fn tally(mut hashes: Vec<u64>) -> Vec<(u64, u32)> {
+        hashes.sort_unstable();
+        let mut out: Vec<(u64, u32)> = Vec::new();
+        for h in hashes {
+            match out.last_mut() {
+                Some((last, n)) if *last == h => *n += 1,
+                _ => out.push((h, 1)),
+            }
+        }
+        out
+    }
+}
+
+fn decode_counts(bytes: &[u8]) -> PyResult<impl Iterator<Item = (u64, u32)> + '_> {
+    counts::decode(bytes)
+        .ok_or_else(|| SemHashError::new_err(format!("a count table of {} bytes is not whole records", bytes.len())))
+}
+
+/// Two count tables merged: the counts of a hash in both added.
+#[pyfunction]
+pub fn merge_counts(a: &[u8], b: &[u8]) -> PyResult<Vec<u8>> {
+    let (mut a, mut b) = (decode_counts(a)?.peekable(), decode_counts(b)?.peekable());
+    let mut out = Vec::new();
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                let (h, n) = (x.0, x.1.saturating_add(y.1));
+                a.next();
+                b.next();
+                (h, n)
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => a.next().expect("peeked"),
+            (Some(_), Some(_)) | (None, Some(_)) => b.next().expect("peeked"),
+            (Some(_), None) => a.next().expect("peeked"),
+            (None, None) => break,
+        };
+        out.push(next);
+    }
+    Ok(counts::encode(&out))
+}
+
+/// The entries of a count table with a count of at least `least`.
+#[pyfunction]
+pub fn counts_at_least(table: &[u8], least: u32) -> PyResult<Vec<u8>> {
+    let kept: Vec<(u64, u32)> = decode_counts(table)?.filter(|&(_, n)| n >= least).collect();
+    Ok(counts::encode(&kept))
+}
+
+/// A count table loaded for lookups (a hash it lacks counts `absent`).
+#[pyclass(frozen)]
+pub struct CountTable {
+    counts: std::collections::HashMap<u64, u32>,
+}
+
+#[pymethods]
+impl CountTable {
+    #[new]
+    fn new(table: &[u8]) -> PyResult<Self> {
+        Ok(CountTable { counts: decode_counts(table)?.collect() })
+    }
+
+    fn __len__(&self) -> usize {
+        self.counts.len()
+    }
+}
+
+impl CountTable {
+    fn get(&self, hash: u64, absent: u32) -> u32 {
+        self.counts.get(&hash).copied().unwrap_or(absent)
+    }
+}
+
+/// `(context, filler)` sets as bytes: sorted, distinct 16-byte records.
+fn decode_fillers(bytes: &[u8]) -> PyResult<impl Iterator<Item = (u64, u64)> + '_> {
+    if !bytes.len().is_multiple_of(16) {
+        return Err(SemHashError::new_err(format!("a filler set of {} bytes is not whole records", bytes.len())));
+    }
+    Ok(bytes.chunks_exact(16).map(|r| {
+        (
+            u64::from_le_bytes(r[..8].try_into().expect("8 bytes")),
+            u64::from_le_bytes(r[8..].try_into().expect("8 bytes")),
+        )
+    }))
+}
+
+fn encode_fillers(mut fillers: Vec<(u64, u64)>) -> Vec<u8> {
+    fillers.sort_unstable();
+    fillers.dedup();
+    fillers.iter().flat_map(|(c, f)| c.to_le_bytes().into_iter().chain(f.to_le_bytes())).collect()
+}
+
+/// Two `(context, filler)` sets merged.
+#[pyfunction]
+pub fn merge_fillers(a: &[u8], b: &[u8]) -> PyResult<Vec<u8>> {
+    Ok(encode_fillers(decode_fillers(a)?.chain(decode_fillers(b)?).collect()))
+}
+
+/// The word statistics of a corpus's short texts, loaded for verifying.
+#[pyclass(frozen)]
+pub struct WordTable {
+    stats: WordStats,
+}
+
+/// Candidate keys and pairs as bytes, each record routed to one of the
+/// engine's partitions: a partition's map task sends one block per
+/// partition, so a shuffle moves a few large blocks rather than a row per
+/// key, and the grouping happens here.
+mod routed {
+    /// A band key: one shared makes a candidate pair.
+    pub const BAND: u8 = 0;
+    /// A passage key: enough of them shared make a candidate pair.
+    pub const PASSAGE: u8 = 1;
+    /// Key records: tag u8, key u64, position u32, copies u32.
+    pub const KEY: usize = 17;
+    /// Pair records: tag u8, a u32, b u32.
+    pub const PAIR: usize = 9;
+
+    /// The partition of a hash (keys are hashes already; spread the bits).
+    pub fn part(hash: u64, parts: u32) -> usize {
+        ((hash.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) % u64::from(parts.max(1))) as usize
+    }
+
+    /// The blocks that hold something, by partition.
+    pub fn blocks(out: Vec<Vec<u8>>) -> Vec<(u32, Vec<u8>)> {
+        out.into_iter().enumerate().filter(|(_, b)| !b.is_empty()).map(|(i, b)| (i as u32, b)).collect()
+    }
+
+    pub fn u32_at(r: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(r[at..at + 4].try_into().expect("4 bytes"))
+    }
+}
+
+fn records<'b>(blocks: &'b [Vec<u8>], size: usize, what: &str) -> PyResult<impl Iterator<Item = &'b [u8]>> {
+    if let Some(b) = blocks.iter().find(|b| b.len() % size != 0) {
+        return Err(SemHashError::new_err(format!("a block of {what} of {} bytes is not whole records", b.len())));
+    }
+    Ok(blocks.iter().flat_map(move |b| b.chunks_exact(size)))
 }
 
 /// The stage functions of one (lexical) pipeline.
@@ -103,6 +276,48 @@ impl Stages {
             .collect()
     }
 
+    /// The `df` table of `texts` (distinct texts): each shingle with the
+    /// number of them that hold it.
+    fn count_shingles(&self, texts: Vec<String>) -> Vec<u8> {
+        let all = texts.iter().flat_map(|t| self.stages().shingles(&self.prepare(t))).collect();
+        counts::encode(&counts::tally(all))
+    }
+
+    /// The content count table of `texts` (distinct texts) under the
+    /// corpus's `df` (a shingle it lacks has df 1), for the shingles of two
+    /// texts or more (no other's is read).
+    fn count_content(&self, texts: Vec<String>, df: &CountTable) -> Vec<u8> {
+        let all = texts
+            .iter()
+            .flat_map(|t| {
+                let shingles = self.stages().shingles(&self.prepare(t));
+                let mut content = self.stages().content_shingles(&shingles, |s| df.get(s, 1));
+                content.retain(|&s| df.get(s, 1) >= 2);
+                content
+            })
+            .collect();
+        counts::encode(&counts::tally(all))
+    }
+
+    /// Signatures (bytes) of distinct texts: `docs` in the corpus, with the
+    /// corpus's `df` and content tables. As in [`Stages::sign`], only
+    /// shingles of two texts or more are told (any other has df 1 and no
+    /// content count).
+    fn sign_counted(&self, docs: u64, texts: Vec<String>, df: &CountTable, content: &CountTable) -> Vec<Vec<u8>> {
+        let fingerprint = self.deduper.fingerprint();
+        texts
+            .iter()
+            .map(|text| {
+                let p = self.prepare(text);
+                let counts: Vec<(u64, u32, u32)> = (self.stages().shingles(&p).into_iter())
+                    .map(|s| (s, df.get(s, 1), content.get(s, 0)))
+                    .filter(|&(_, n, _)| n >= 2)
+                    .collect();
+                self.stages().sign(&p, docs, counts).to_bytes(fingerprint)
+            })
+            .collect()
+    }
+
     /// Band keys and passage keys of each signature.
     fn keys(&self, signatures: Vec<Vec<u8>>) -> PyResult<Vec<(Vec<i64>, Vec<i64>)>> {
         signatures
@@ -114,16 +329,68 @@ impl Stages {
             .collect()
     }
 
-    /// The candidate pairs of one key's bucket of `(position, copies)`.
-    fn bucket_pairs(&self, mut members: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-        members.sort_unstable();
-        members.dedup();
-        self.stages().bucket_pairs(&members)
+    /// The band and passage keys of signed texts `(position, copies,
+    /// signature)`, as blocks of key records by partition (of `parts`).
+    fn route_keys(&self, rows: Vec<(u32, u32, Vec<u8>)>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for (position, copies, sig) in rows {
+            let sig = self.signature(&sig)?;
+            let stages = self.stages();
+            for (tag, keys) in [(routed::BAND, stages.band_keys(&sig)), (routed::PASSAGE, stages.passage_keys(&sig))] {
+                for key in keys {
+                    let block = &mut out[routed::part(key, parts)];
+                    block.push(tag);
+                    block.extend_from_slice(&key.to_le_bytes());
+                    block.extend_from_slice(&position.to_le_bytes());
+                    block.extend_from_slice(&copies.to_le_bytes());
+                }
+            }
+        }
+        Ok(routed::blocks(out))
     }
 
-    /// Shared passage keys that make a candidate pair.
-    fn min_shared_passages(&self) -> usize {
-        self.stages().min_shared_passages()
+    /// The pairs of every key's bucket in these blocks of key records (one
+    /// partition's), as blocks of pair records by partition.
+    fn bucket_pairs(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let mut keyed: Vec<(u8, u64, u32, u32)> = records(&blocks, routed::KEY, "keys")?
+            .map(|r| {
+                let key = u64::from_le_bytes(r[1..9].try_into().expect("8 bytes"));
+                (r[0], key, routed::u32_at(r, 9), routed::u32_at(r, 13))
+            })
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup();
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for bucket in keyed.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)).filter(|b| b.len() > 1) {
+            let members: Vec<(u32, u32)> = bucket.iter().map(|&(_, _, at, copies)| (at, copies)).collect();
+            for (a, b) in self.stages().bucket_pairs(&members) {
+                let block = &mut out[routed::part((u64::from(a) << 32) | u64::from(b), parts)];
+                block.push(bucket[0].0);
+                block.extend_from_slice(&a.to_le_bytes());
+                block.extend_from_slice(&b.to_le_bytes());
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// The candidate pairs in these blocks of pair records (one
+    /// partition's): those of a band bucket, and those of at least
+    /// [`semhash::stages::Stages::min_shared_passages`] passage buckets;
+    /// each once, sorted.
+    fn candidate_pairs(&self, blocks: Vec<Vec<u8>>) -> PyResult<Vec<(u32, u32)>> {
+        let mut tagged: Vec<(u32, u32, u8)> = records(&blocks, routed::PAIR, "pairs")?
+            .map(|r| (routed::u32_at(r, 1), routed::u32_at(r, 5), r[0]))
+            .collect();
+        tagged.sort_unstable();
+        let least = self.stages().min_shared_passages();
+        Ok(tagged
+            .chunk_by(|x, y| (x.0, x.1) == (y.0, y.1))
+            .filter(|same| {
+                same.iter().any(|t| t.2 == routed::BAND)
+                    || same.iter().filter(|t| t.2 == routed::PASSAGE).count() >= least
+            })
+            .map(|same| (same[0].0, same[0].1))
+            .collect())
     }
 
     /// The word keys of each short text (None for a long one).
@@ -136,6 +403,56 @@ impl Stages {
                 let keys = self.stages().word_keys(&self.prepare(text));
                 let fillers = keys.fillers.iter().map(|&(c, f)| (c as i64, f as i64)).collect();
                 Ok(Some((signed(&keys.words), fillers)))
+            })
+            .collect()
+    }
+
+    /// What the short texts among `(text, signature)` rows add to the word
+    /// statistics: how many they are, the table of their words (texts
+    /// holding each) and the set of their `(context, filler)` pairs.
+    fn count_words(&self, rows: Vec<(String, Vec<u8>)>) -> PyResult<(u64, Vec<u8>, Vec<u8>)> {
+        let (mut short, mut words, mut fillers) = (0u64, Vec::new(), Vec::new());
+        for (text, sig) in rows {
+            if self.stages().is_short(&self.signature(&sig)?) {
+                let keys = self.stages().word_keys(&self.prepare(&text));
+                short += 1;
+                words.extend(keys.words);
+                fillers.extend(keys.fillers);
+            }
+        }
+        Ok((short, counts::encode(&counts::tally(words)), encode_fillers(fillers)))
+    }
+
+    /// The word statistics of `short_docs` short texts from their summed
+    /// word table and merged `(context, filler)` set.
+    fn word_table(&self, short_docs: u64, words: &[u8], fillers: &[u8]) -> PyResult<WordTable> {
+        let contexts = counts::tally(decode_fillers(fillers)?.map(|(context, _)| context).collect());
+        Ok(WordTable { stats: self.stages().word_stats(short_docs, decode_counts(words)?, contexts) })
+    }
+
+    /// The link each candidate pair of `(position, text, signature)` sides
+    /// makes, or None, under the corpus's word statistics; `a` at the lower
+    /// position.
+    fn verify_with(&self, pairs: Vec<(PySigned, PySigned)>, words: &WordTable) -> PyResult<Vec<Option<PyLink>>> {
+        let stages = self.stages();
+        pairs
+            .into_iter()
+            .map(|(a, b)| {
+                if a.0 >= b.0 {
+                    return Err(SemHashError::new_err(format!(
+                        "a pair is read from the lower position: ({}, {})",
+                        a.0, b.0
+                    )));
+                }
+                let (pa, pb) = (stages.prepare(&a.1), stages.prepare(&b.1));
+                let (sa, sb) = (self.signature(&a.2)?, self.signature(&b.2)?);
+                let side = |position, signature, p| Side {
+                    position,
+                    signature,
+                    words: stages.is_short(signature).then(|| stages.read(&words.stats, p)),
+                };
+                let link = stages.verify(&side(a.0, &sa, &pa), &side(b.0, &sb, &pb));
+                Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
             })
             .collect()
     }

@@ -52,11 +52,11 @@ def f32(x):
     return None if x is None else numpy.float32(x)
 
 
-@pytest.mark.parametrize("partitions", [1, 5])
-def test_three_files_give_the_batch_result(spark, tmp_path, partitions):
+@pytest.mark.parametrize("partitions,statistics", [(1, "broadcast"), (5, "broadcast"), (5, "shuffle")])
+def test_three_files_give_the_batch_result(spark, tmp_path, partitions, statistics):
     lines = open(SAMPLE, encoding="utf-8").readlines()
     out = tmp_path / "out.jsonl"
-    report = job.dedup(spark, [split(tmp_path, lines)], str(out), partitions=partitions)
+    report = job.dedup(spark, [split(tmp_path, lines)], str(out), partitions=partitions, statistics=statistics)
     batch = dedup([json.loads(line) for line in lines]).rows
     got = read(out)
     assert report["documents"] == len(got) == len(batch) == 174

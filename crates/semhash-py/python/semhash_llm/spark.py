@@ -29,6 +29,7 @@ system.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -41,6 +42,14 @@ from semhash_llm._native import SemHashError
 __all__ = ["dedup", "main"]
 
 _BATCH = 512
+
+#: Below this many distinct texts, ``statistics="auto"`` broadcasts the
+#: corpus statistics. At 100k texts their tables measured 306 bytes per
+#: text (df 77, content counts 14, words 11, context fillers 205), so about
+#: 300 MB at this size (less: vocabularies grow slower than corpora), which
+#: every worker loads; above it the statistics are joined to each text
+#: through shuffles instead, which scale with the cluster, not one worker.
+BROADCAST_BELOW = 1_000_000
 
 
 _NATIVE: Dict[Optional[str], Any] = {}
@@ -74,6 +83,34 @@ def _answers(config: Optional[str], method: str, ask, *first):
             yield from zip(batch, getattr(_stages(config), method)(*first, [ask(r) for r in batch]))
 
     return run
+
+
+_TABLES: Dict[int, Any] = {}
+
+
+def _loaded(table: Any, load=_native.CountTable):
+    """A broadcast table, loaded (``load(value)``) once per Python worker
+    process (a worker holds one object per broadcast; the last few are kept)."""
+    if id(table) not in _TABLES:
+        if len(_TABLES) >= 4:
+            del _TABLES[next(iter(_TABLES))]
+        _TABLES[id(table)] = (table, load(table.value))
+    return _TABLES[id(table)][1]
+
+
+def _sum_words(x, y):
+    """Two partial word statistics summed: (short texts, word table, filler set)."""
+    return x[0] + y[0], _native.merge_counts(x[1], y[1]), _native.merge_fillers(x[2], y[2])
+
+
+def _counted(texts: Any, count) -> bytes:
+    """A count table over the texts of the RDD ``texts``: ``count(stages,
+    batch)`` tables each batch, and Spark sums the tables (in a tree)."""
+
+    def partial(rows):
+        yield functools.reduce(_native.merge_counts, (count(batch) for batch in _batched(rows, 8 * _BATCH)), b"")
+
+    return texts.mapPartitions(partial).treeReduce(_native.merge_counts)
 
 
 def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
@@ -209,6 +246,121 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
     return {"files": stats, "config": config, "fields": fields, "on_error": on_error, "version": version("semhash-llm")}
 
 
+def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int):
+    """Signs ``heads`` (head -> (copies, text)) under statistics that every
+    worker holds whole: partitions count, Spark sums, the sums are broadcast."""
+
+    def signed():
+        texts = heads.map(lambda kv: kv[1][1])
+        df = sc.broadcast(_native.counts_at_least(_counted(texts, lambda b: _stages(conf).count_shingles(b)), 2))
+        content = sc.broadcast(_counted(texts, lambda b: _stages(conf).count_content(b, _loaded(df))))
+
+        def sign(rows):
+            stages = _stages(conf)
+            for batch in _batched(rows):
+                signatures = stages.sign_counted(distinct, [r[1][1] for r in batch], _loaded(df), _loaded(content))
+                for (head, (copies, text)), sig in zip(batch, signatures):
+                    yield head, (copies, text, bytes(sig))
+
+        return heads.mapPartitions(sign)
+
+    return signed
+
+
+def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
+    """Signs ``heads`` (head -> (copies, text)) with each text's own counts
+    joined to it through shuffles: no table is held whole anywhere."""
+    by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
+    by_head = by_head.cache()  # head -> its shingles
+    df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
+    # Only shingles of two texts or more travel further: a shingle of one
+    # text has df 1 and no content count, which the stages assume of any
+    # shingle they are not told about.
+    shared = df.filter(lambda kv: kv[1] >= 2).cache()
+
+    def per_head(table):
+        """head -> {shingle: value} for its shingles in `table` (shingle -> value)."""
+        holders = by_head.flatMap(lambda kv: [(s, kv[0]) for s in kv[1]])
+        return holders.join(table, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).mapValues(dict)
+
+    def with_df(row):
+        shingles, known = row[1]
+        return shingles, [(known or {}).get(x, 1) for x in shingles]
+
+    content_df = (
+        by_head.leftOuterJoin(per_head(shared), P)
+        .mapPartitions(_answers(conf, "content_shingles", with_df))
+        .flatMap(lambda ra: ra[1])
+        .map(lambda s: (s, 1))
+        .reduceByKey(lambda a, b: a + b, P)
+    )
+    counts = per_head(shared.leftOuterJoin(content_df, P).mapValues(lambda v: (v[0], v[1] or 0)))
+
+    def with_counts(row):
+        (_, text), known = row[1]
+        return text, [(x, n, c) for x, (n, c) in (known or {}).items()]
+
+    def signed_row(ra):
+        (head, ((copies, text), _)), sig = ra
+        return head, (copies, text, bytes(sig))
+
+    sign = _answers(conf, "sign", with_counts, distinct)
+    return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
+
+
+def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
+    """Counts the word statistics (partitions count, Spark sums, the sums
+    are broadcast); returns each candidate pair's link or None."""
+    texts = signed.map(lambda kv: (kv[1][1], kv[1][2]))
+
+    def partial(rows):
+        parts = (_stages(conf).count_words(batch) for batch in _batched(rows, 8 * _BATCH))
+        yield functools.reduce(_sum_words, parts, (0, b"", b""))
+
+    words = sc.broadcast(texts.mapPartitions(partial).treeReduce(_sum_words))
+
+    def verify(rows):
+        stages = _stages(conf)
+        table = _loaded(words, lambda value: stages.word_table(*value))
+        for batch in _batched(rows):
+            yield from stages.verify_with(batch, table)
+
+    sides = signed.map(lambda kv: (kv[0], kv[1][1:]))  # head -> (text, signature)
+    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1])).join(sides, P)
+    return paired.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1])).mapPartitions(verify)
+
+
+def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
+    """Joins each short text's own word counts to it through shuffles;
+    returns each candidate pair's link or None."""
+    words = signed.mapPartitions(_answers(conf, "word_keys", lambda r: r[1][1:]))
+    words = words.filter(lambda ra: ra[1] is not None).map(lambda ra: (ra[0][0], ra[1])).cache()
+    short_docs = words.count()
+    word_of = words.flatMap(lambda kv: [(w, kv[0]) for w in kv[1][0]])
+    word_df = word_of.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
+    fillers = words.flatMap(lambda kv: kv[1][1]).distinct(P)
+    context_fillers = fillers.map(lambda cf: (cf[0], 1)).reduceByKey(lambda a, b: a + b, P)
+    own_words = word_of.join(word_df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P)
+    own_contexts = (
+        words.flatMap(lambda kv: [(c, kv[0]) for c, _ in kv[1][1]])
+        .distinct(P)
+        .join(context_fillers, P)
+        .map(lambda kv: (kv[1][0], (kv[0], kv[1][1])))
+        .groupByKey(P)
+    )
+    sides = (
+        signed.leftOuterJoin(own_words, P)
+        .leftOuterJoin(own_contexts, P)
+        .map(lambda kv: (kv[0], (kv[1][0][0][1], kv[1][0][0][2], list(kv[1][0][1] or []), list(kv[1][1] or []))))
+        .cache()
+    )
+    sides.count()
+
+    verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
+    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
+    return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
+
+
 def dedup(
     spark: Any,
     inputs: Sequence[str],
@@ -220,6 +372,7 @@ def dedup(
     on_error: str = "fail",
     partitions: Optional[int] = None,
     work: Optional[str] = None,
+    statistics: str = "auto",
 ) -> Dict[str, Any]:
     """De-duplicates the JSONL files ``inputs`` (folders stand for their
     files, by name) on ``spark`` and writes one result line per document to
@@ -232,13 +385,22 @@ def dedup(
     options) after a kill starts from the last one finished
     (``stats["resumed"]`` names those loaded).
 
+    ``statistics`` says how the corpus statistics reach the texts being
+    signed: ``"broadcast"`` (each partition counts its texts, Spark sums the
+    tables and hands the sum to every worker), ``"shuffle"`` (counts joined
+    to each text through shuffles; no table held whole anywhere) or
+    ``"auto"`` (broadcast below :data:`BROADCAST_BELOW` distinct texts). The
+    output is the same.
+
     Raises :class:`SemHashError` naming the file and line of a bad record or
     a repeated id (unless ``on_error="skip"``).
     """
     if on_error not in ("fail", "skip"):
         raise SemHashError(f'on_error must be "fail" or "skip", got {on_error!r}')
+    if statistics not in ("auto", "broadcast", "shuffle"):
+        raise SemHashError(f'statistics must be "auto", "broadcast" or "shuffle", got {statistics!r}')
     conf = _config_json(config)
-    native = _stages(conf)  # refuses a bad or semantic configuration before any job runs
+    _stages(conf)  # refuses a bad or semantic configuration before any job runs
     sc = spark.sparkContext
     P = partitions or sc.defaultParallelism
     seconds: Dict[str, float] = {}
@@ -328,96 +490,46 @@ def dedup(
     distinct = heads.count()
     lap("exact")
 
-    # Corpus statistics: df, then content_df with each text's df joined in.
-    by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
-    by_head = by_head.cache()  # head -> its shingles
-    df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
-    # Only shingles of two texts or more travel further: a shingle of one
-    # text has df 1 and no content count, which the stages assume of any
-    # shingle they are not told about.
-    shared = df.filter(lambda kv: kv[1] >= 2).cache()
-
-    def per_head(table):
-        """head -> {shingle: value} for its shingles in `table` (shingle -> value)."""
-        holders = by_head.flatMap(lambda kv: [(s, kv[0]) for s in kv[1]])
-        return holders.join(table, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).mapValues(dict)
-
-    def with_df(row):
-        shingles, known = row[1]
-        return shingles, [(known or {}).get(x, 1) for x in shingles]
-
-    content_df = (
-        by_head.leftOuterJoin(per_head(shared), P)
-        .mapPartitions(_answers(conf, "content_shingles", with_df))
-        .flatMap(lambda ra: ra[1])
-        .map(lambda s: (s, 1))
-        .reduceByKey(lambda a, b: a + b, P)
-    )
-    counts = per_head(shared.leftOuterJoin(content_df, P).mapValues(lambda v: (v[0], v[1] or 0)))
-    lap("statistics")
-
-    def with_counts(row):
-        (_, text), known = row[1]
-        return text, [(x, n, c) for x, (n, c) in (known or {}).items()]
-
-    def signed_row(ra):
-        (head, ((copies, text), _)), sig = ra
-        return head, (copies, text, bytes(sig))
-
-    sign = _answers(conf, "sign", with_counts, distinct)
-    signed, _ = kept.keep("sign", lambda: (heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row), None))
+    # Corpus statistics: df, then content_df under that df.
+    broadcast = statistics == "broadcast" or (statistics == "auto" and distinct < BROADCAST_BELOW)
+    if broadcast:
+        sign = _signed_by_broadcast(sc, conf, heads, distinct)
+    else:
+        sign = _signed_by_shuffle(conf, heads, distinct, P)
+    signed, _ = kept.keep("sign", lambda: (sign(), None))
     signed = signed.cache()
     signed.count()
     lap("sign")
 
-    # Candidates: one shared band key, or enough shared passage keys.
-    keyed = signed.mapPartitions(_answers(conf, "keys", lambda r: r[1][2]))
-    keyed = keyed.map(lambda ra: (ra[0][0], ra[0][1][0]) + tuple(ra[1])).cache()  # head, copies, band, passage
+    # Candidates: one shared band key, or enough shared passage keys. Keys
+    # and pairs travel as blocks of records, one per partition and target.
+    def routed_keys(rows):
+        for batch in _batched(rows):
+            yield from _stages(conf).route_keys([(r[0], r[1][0], r[1][2]) for r in batch], P)
 
-    def buckets(groups):
-        stages = _stages(conf)
-        for _, members in groups:
-            members = list(members)
-            if len(members) > 1:
-                yield from stages.bucket_pairs(members)
+    def bucket_pairs(blocks):
+        yield from _stages(conf).bucket_pairs([block for _, block in blocks], P)
 
-    band = keyed.flatMap(lambda r: [(("b", k), (r[0], r[1])) for k in r[2]]).groupByKey(P).mapPartitions(buckets)
-    passage = keyed.flatMap(lambda r: [(("p", k), (r[0], r[1])) for k in r[3]]).groupByKey(P).mapPartitions(buckets)
-    least = native.min_shared_passages()
-    shared = passage.map(lambda pair: (pair, 1)).reduceByKey(lambda a, b: a + b, P).filter(lambda kv: kv[1] >= least)
-    pairs, _ = kept.keep("candidates", lambda: (band.map(lambda pair: (pair, 1)).union(shared).map(lambda kv: kv[0]).distinct(P), None))
+    def candidate_pairs(blocks):
+        yield from _stages(conf).candidate_pairs([block for _, block in blocks])
+
+    def by_block(rdd):
+        return rdd.partitionBy(P, lambda part: part)
+
+    pairs, _ = kept.keep(
+        "candidates",
+        lambda: (
+            by_block(by_block(signed.mapPartitions(routed_keys)).mapPartitions(bucket_pairs)).mapPartitions(candidate_pairs),
+            None,
+        ),
+    )
     pairs = pairs.cache()
     candidates = pairs.count()
     lap("candidates")
 
-    # Word statistics of the short texts; each side carries its own words' counts.
-    words = signed.mapPartitions(_answers(conf, "word_keys", lambda r: r[1][1:]))
-    words = words.filter(lambda ra: ra[1] is not None).map(lambda ra: (ra[0][0], ra[1])).cache()
-    short_docs = words.count()
-    word_of = words.flatMap(lambda kv: [(w, kv[0]) for w in kv[1][0]])
-    word_df = word_of.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
-    fillers = words.flatMap(lambda kv: kv[1][1]).distinct(P)
-    context_fillers = fillers.map(lambda cf: (cf[0], 1)).reduceByKey(lambda a, b: a + b, P)
-    own_words = word_of.join(word_df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P)
-    own_contexts = (
-        words.flatMap(lambda kv: [(c, kv[0]) for c, _ in kv[1][1]])
-        .distinct(P)
-        .join(context_fillers, P)
-        .map(lambda kv: (kv[1][0], (kv[0], kv[1][1])))
-        .groupByKey(P)
-    )
-    sides = (
-        signed.leftOuterJoin(own_words, P)
-        .leftOuterJoin(own_contexts, P)
-        .map(lambda kv: (kv[0], (kv[1][0][0][1], kv[1][0][0][2], list(kv[1][0][1] or []), list(kv[1][1] or []))))
-        .cache()
-    )
-    sides.count()
+    # Word statistics of the short texts, then each candidate pair's verdict.
+    links = (_links_by_broadcast if broadcast else _links_by_shuffle)(sc, conf, signed, pairs, P)
     lap("word statistics")
-
-    verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
-    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
-    links = paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
     links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
     all_links = [tuple(link) for link in kept_links.collect()]
@@ -511,6 +623,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("--shuffle-partitions", type=int, help="parts of every shuffle (default: Spark's default parallelism)")
     run.add_argument("--report", help="write the counts and the seconds of each stage here (JSON)")
     run.add_argument("--work", help="keep finished stages in this folder; a rerun of the same job resumes from them")
+    run.add_argument(
+        "--statistics",
+        choices=["auto", "broadcast", "shuffle"],
+        default="auto",
+        help=f"hand the corpus statistics to every worker, or join them through shuffles (auto: broadcast below {BROADCAST_BELOW:,} distinct texts)",
+    )
     args = parser.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -535,6 +653,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             on_error=args.on_error,
             partitions=args.shuffle_partitions,
             work=args.work,
+            statistics=args.statistics,
         )
     except (SemHashError, OSError) as e:
         print(f"semhash-spark: error: {e}", file=sys.stderr)
