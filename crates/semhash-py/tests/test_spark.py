@@ -52,11 +52,15 @@ def f32(x):
     return None if x is None else numpy.float32(x)
 
 
-@pytest.mark.parametrize("partitions,statistics", [(1, "broadcast"), (5, "broadcast"), (5, "shuffle")])
-def test_three_files_give_the_batch_result(spark, tmp_path, partitions, statistics):
+@pytest.mark.parametrize(
+    "partitions,statistics,components", [(1, "broadcast", "driver"), (5, "broadcast", "rounds"), (5, "shuffle", "driver")]
+)
+def test_three_files_give_the_batch_result(spark, tmp_path, partitions, statistics, components):
     lines = open(SAMPLE, encoding="utf-8").readlines()
     out = tmp_path / "out.jsonl"
-    report = job.dedup(spark, [split(tmp_path, lines)], str(out), partitions=partitions, statistics=statistics)
+    report = job.dedup(
+        spark, [split(tmp_path, lines)], str(out), partitions=partitions, statistics=statistics, components=components
+    )
     batch = dedup([json.loads(line) for line in lines]).rows
     got = read(out)
     assert report["documents"] == len(got) == len(batch) == 174
@@ -117,3 +121,28 @@ def test_a_rerun_with_a_work_directory_resumes_from_the_last_finished_stage(spar
     # Another configuration is another run: its work directory is refused.
     with pytest.raises(SemHashError, match="holds the stages of another run"):
         job.dedup(spark, [folder], first, work=work, config={"decide": {"type": "lexical", "threshold": 0.8}})
+
+
+def test_component_rounds_find_each_component_and_its_lowest_position(spark):
+    import random
+
+    rng = random.Random(7)
+    edges = [(i, i + 1) for i in range(0, 60)]  # a long chain: many rounds
+    edges += [(100, j) for j in range(101, 140)]  # a star
+    edges += [(rng.randrange(200, 400), rng.randrange(200, 400)) for _ in range(150)]
+    edges = [(a, b) for a, b in edges if a != b]
+    parent = {}
+
+    def find(x):
+        while parent.get(x, x) != x:
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    want = {p: find(p) for e in edges for p in e}
+    roots, rounds = job._component_roots(spark.sparkContext.parallelize(edges, 4))
+    assert dict(roots.collect()) == want
+    assert rounds > 1

@@ -15,8 +15,9 @@ order from per-file line counts; bad records and repeated ids refused, or
 skipped with ``--on-error skip``) -> exact -> corpus statistics (document
 frequencies, then the content counts behind the boilerplate discount) ->
 sign -> candidates (band and passage keys grouped; hot buckets capped as in a
-batch) -> word statistics -> verify -> connected components (on the driver:
-only links travel there) -> assign (star clustering per component, on the
+batch) -> word statistics -> verify -> connected components (on the driver
+from the links alone, or by large-star / small-star rounds on the executors
+from ten million links) -> assign (star clustering per component, on the
 executors) -> number clusters -> write.
 
 Runs on Spark: the lexical pipeline. Not staged: the semantic stage, the
@@ -50,6 +51,11 @@ _BATCH = 512
 #: every worker loads; above it the statistics are joined to each text
 #: through shuffles instead, which scale with the cluster, not one worker.
 BROADCAST_BELOW = 1_000_000
+
+#: Below this many links, ``components="auto"`` finds the connected
+#: components on the driver (a link is four numbers; 10 million as Python
+#: tuples are a few GB there); from it on, by rounds on the executors.
+DRIVER_LINKS_BELOW = 10_000_000
 
 
 _NATIVE: Dict[Optional[str], Any] = {}
@@ -361,6 +367,68 @@ def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: 
     return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
 
 
+def _components_on_driver(sc: Any, links: List[Any], assign):
+    """Connected components of ``links`` by union-find on the driver; the
+    star clustering of each (``assign``) on the executors. Returns the
+    placements and the broadcast set of linked positions."""
+    parent: Dict[int, int] = {}
+
+    def find(x: int) -> int:
+        root = x
+        while parent.get(root, root) != root:
+            root = parent[root]
+        while parent.get(x, x) != root:
+            parent[x], x = root, parent[x]
+        return root
+
+    for a, b, _, _ in links:
+        ra, rb = find(a), find(b)
+        if ra != rb:
+            parent[max(ra, rb)] = min(ra, rb)
+    components: Dict[int, List[Any]] = {}
+    for link in links:
+        components.setdefault(find(link[0]), []).append(link)
+    placed = sc.parallelize(list(components.values()), max(1, sc.defaultParallelism)).mapPartitions(assign)
+    return placed, sc.broadcast({p for a, b, _, _ in links for p in (a, b)})
+
+
+def _component_roots(edges: Any) -> Any:
+    """(position, lowest position of its component) for every position in
+    ``edges`` (pairs of positions), by large-star / small-star rounds
+    (Kiveris et al., "Connected Components in MapReduce and Beyond", 2014):
+    each round points every node's larger neighbours, then its smaller ones,
+    at the lowest node it sees, until every component is a star around its
+    lowest node. Each round's edges are checkpointed locally, so the lineage
+    stays one round long. Returns the roots and the number of rounds."""
+
+    def large_star(kv):
+        u, vs = kv
+        m = min(min(vs), u)
+        return [(v, m) for v in vs if v > u]
+
+    def small_star(kv):
+        u, vs = kv
+        m = min(min(vs), u)
+        return [(v, m) for v in set(vs) | {u} if v != m]
+
+    edges = edges.map(lambda e: (max(e), min(e))).distinct()
+    rounds = 0
+    while True:
+        rounds += 1
+        both = edges.flatMap(lambda e: [e, (e[1], e[0])])
+        edges = both.groupByKey().flatMap(large_star).distinct()
+        edges = edges.map(lambda e: (max(e), min(e))).groupByKey().flatMap(small_star).distinct()
+        edges.localCheckpoint()
+        # Stars: every child has one parent, and no parent is a child.
+        children = edges.map(lambda e: (e[0], 1)).reduceByKey(lambda a, b: a + b)
+        if children.filter(lambda kv: kv[1] > 1).isEmpty() and edges.values().distinct().map(
+            lambda p: (p, None)
+        ).join(children).isEmpty():
+            break
+    roots = edges.values().distinct().map(lambda p: (p, p))
+    return edges.union(roots), rounds
+
+
 def dedup(
     spark: Any,
     inputs: Sequence[str],
@@ -373,6 +441,7 @@ def dedup(
     partitions: Optional[int] = None,
     work: Optional[str] = None,
     statistics: str = "auto",
+    components: str = "auto",
 ) -> Dict[str, Any]:
     """De-duplicates the JSONL files ``inputs`` (folders stand for their
     files, by name) on ``spark`` and writes one result line per document to
@@ -397,6 +466,8 @@ def dedup(
     """
     if on_error not in ("fail", "skip"):
         raise SemHashError(f'on_error must be "fail" or "skip", got {on_error!r}')
+    if components not in ("auto", "driver", "rounds"):
+        raise SemHashError(f'components must be "auto", "driver" or "rounds", got {components!r}')
     if statistics not in ("auto", "broadcast", "shuffle"):
         raise SemHashError(f'statistics must be "auto", "broadcast" or "shuffle", got {statistics!r}')
     conf = _config_json(config)
@@ -532,38 +603,31 @@ def dedup(
     lap("word statistics")
     links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
-    all_links = [tuple(link) for link in kept_links.collect()]
+    link_count = kept_links.count()
     lap("verify")
-
-    # Connected components on the driver: only the links travel there.
-    parent: Dict[int, int] = {}
-
-    def find(x: int) -> int:
-        root = x
-        while parent.get(root, root) != root:
-            root = parent[root]
-        while parent.get(x, x) != root:
-            parent[x], x = root, parent[x]
-        return root
-
-    for a, b, _, _ in all_links:
-        ra, rb = find(a), find(b)
-        if ra != rb:
-            parent[max(ra, rb)] = min(ra, rb)
-    components: Dict[int, List[Any]] = {}
-    for link in all_links:
-        components.setdefault(find(link[0]), []).append(link)
-    lap("components")
 
     def assign(groups):
         stages = _stages(conf)
         for links_of in groups:
             positions = sorted({p for a, b, _, _ in links_of for p in (a, b)})
-            yield from stages.cluster_component(positions, links_of)
+            yield from stages.cluster_component(positions, list(links_of))
 
-    placed = sc.parallelize(list(components.values()), max(1, sc.defaultParallelism)).mapPartitions(assign)
-    linked = sc.broadcast({p for a, b, _, _ in all_links for p in (a, b)})
-    singles = docs.keys().filter(lambda p: p not in linked.value).map(lambda p: (p, (p, None, "none", 0.0)))
+    links_rdd = kept_links.map(tuple)
+    if components == "rounds" or (components == "auto" and link_count >= DRIVER_LINKS_BELOW):
+        # Large-star / small-star rounds on the executors.
+        root, rounds = _component_roots(links_rdd.map(lambda link: (link[0], link[1])))
+        root = root.cache()
+        root.count()
+        by_root = links_rdd.map(lambda link: (link[0], link)).join(root, P).map(lambda kv: (kv[1][1], kv[1][0]))
+        placed = by_root.groupByKey(P).values().mapPartitions(assign)
+        singles = docs.keys().map(lambda p: (p, None)).subtractByKey(root, P).keys()
+    else:
+        # On the driver: only the links travel there.
+        rounds = None
+        placed, linked = _components_on_driver(sc, links_rdd.collect(), assign)
+        singles = docs.keys().filter(lambda p: p not in linked.value)
+    lap("components")
+    singles = singles.map(lambda p: (p, (p, None, "none", 0.0)))
     placements = placed.map(lambda p: (p[0], p[1:])).union(singles).cache()  # pos -> (rep, parent, relation, score)
     placements.count()
     lap("assign")
@@ -600,7 +664,8 @@ def dedup(
         "documents": documents,
         "distinct_texts": distinct,
         "candidate_pairs": candidates,
-        "links": len(all_links),
+        "links": link_count,
+        "component_rounds": rounds,
         "clusters": clusters,
         "skipped": [{"file": files[f], "line": l, "error": e} for _, f, l, e in skipped],
         "resumed": kept.resumed,
@@ -629,6 +694,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         default="auto",
         help=f"hand the corpus statistics to every worker, or join them through shuffles (auto: broadcast below {BROADCAST_BELOW:,} distinct texts)",
     )
+    run.add_argument(
+        "--components",
+        choices=["auto", "driver", "rounds"],
+        default="auto",
+        help=f"find connected components on the driver or by large-star/small-star rounds (auto: driver below {DRIVER_LINKS_BELOW:,} links)",
+    )
     args = parser.parse_args(argv)
 
     from pyspark.sql import SparkSession
@@ -654,6 +725,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             partitions=args.shuffle_partitions,
             work=args.work,
             statistics=args.statistics,
+            components=args.components,
         )
     except (SemHashError, OSError) as e:
         print(f"semhash-spark: error: {e}", file=sys.stderr)
