@@ -187,6 +187,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<stages::CountTable>()?;
     m.add_class::<stages::WordTable>()?;
     m.add_function(wrap_pyfunction!(stages::merge_fillers, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::split_counts, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::split_fillers, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::context_counts, m)?)?;
     m.add_function(wrap_pyfunction!(stages::merge_counts, m)?)?;
     m.add_function(wrap_pyfunction!(stages::counts_at_least, m)?)?;
     Ok(())

@@ -17,6 +17,7 @@ use semhash::decide::Relation;
 use semhash::sketch::{Prepared, Signature};
 use semhash::stages::Side;
 use semhash::Deduper;
+use std::collections::HashMap;
 
 /// A link as Python holds it: (a, b, relation, score).
 type PyLink = (u32, u32, String, f32);
@@ -115,10 +116,23 @@ pub fn counts_at_least(table: &[u8], least: u32) -> PyResult<Vec<u8>> {
     Ok(counts::encode(&kept))
 }
 
+/// A count table cut by hash into the engine's partitions (of `parts`), so
+/// that each part is summed where it lands.
+#[pyfunction]
+pub fn split_counts(table: &[u8], parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    let mut out = vec![Vec::new(); parts.max(1) as usize];
+    for (hash, n) in decode_counts(table)? {
+        let block = &mut out[routed::part(hash, parts)];
+        block.extend_from_slice(&hash.to_le_bytes());
+        block.extend_from_slice(&n.to_le_bytes());
+    }
+    Ok(routed::blocks(out))
+}
+
 /// A count table loaded for lookups (a hash it lacks counts `absent`).
 #[pyclass(frozen)]
 pub struct CountTable {
-    counts: std::collections::HashMap<u64, u32>,
+    counts: HashMap<u64, u32>,
 }
 
 #[pymethods]
@@ -162,6 +176,24 @@ fn encode_fillers(mut fillers: Vec<(u64, u64)>) -> Vec<u8> {
 #[pyfunction]
 pub fn merge_fillers(a: &[u8], b: &[u8]) -> PyResult<Vec<u8>> {
     Ok(encode_fillers(decode_fillers(a)?.chain(decode_fillers(b)?).collect()))
+}
+
+/// A `(context, filler)` set cut by context into the engine's partitions
+/// (of `parts`), so that each context's fillers meet in one.
+#[pyfunction]
+pub fn split_fillers(set: &[u8], parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    let mut out: Vec<Vec<(u64, u64)>> = vec![Vec::new(); parts.max(1) as usize];
+    for (context, filler) in decode_fillers(set)? {
+        out[routed::part(context, parts)].push((context, filler));
+    }
+    Ok(routed::blocks(out.into_iter().map(encode_fillers).collect()))
+}
+
+/// The count table of a `(context, filler)` set: each context with its
+/// number of distinct fillers.
+#[pyfunction]
+pub fn context_counts(set: &[u8]) -> PyResult<Vec<u8>> {
+    Ok(counts::encode(&counts::tally(decode_fillers(set)?.map(|(context, _)| context).collect())))
 }
 
 /// The word statistics of a corpus's short texts, loaded for verifying.
@@ -225,6 +257,24 @@ impl Stages {
     fn prepare(&self, text: &str) -> Prepared {
         self.stages().prepare(text)
     }
+
+    /// The link a pair of `(position, text, signature)` sides makes under
+    /// `words`, or None; `a` must be at the lower position.
+    fn link(&self, a: (u32, &str, &[u8]), b: (u32, &str, &[u8]), words: &WordStats) -> PyResult<Option<PyLink>> {
+        if a.0 >= b.0 {
+            return Err(SemHashError::new_err(format!("a pair is read from the lower position: ({}, {})", a.0, b.0)));
+        }
+        let stages = self.stages();
+        let (pa, pb) = (stages.prepare(a.1), stages.prepare(b.1));
+        let (sa, sb) = (self.signature(a.2)?, self.signature(b.2)?);
+        let side = |position, signature, p| Side {
+            position,
+            signature,
+            words: stages.is_short(signature).then(|| stages.read(words, p)),
+        };
+        let link = stages.verify(&side(a.0, &sa, &pa), &side(b.0, &sb, &pb));
+        Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
+    }
 }
 
 #[pymethods]
@@ -258,7 +308,7 @@ impl Stages {
         rows.into_iter()
             .map(|(shingles, df)| {
                 let unsigned: Vec<u64> = shingles.iter().map(|&s| s as u64).collect();
-                let df: std::collections::HashMap<u64, u32> = unsigned.iter().copied().zip(df).collect();
+                let df: HashMap<u64, u32> = unsigned.iter().copied().zip(df).collect();
                 signed(&self.stages().content_shingles(&unsigned, |s| df.get(&s).copied().unwrap_or(1)))
             })
             .collect()
@@ -424,72 +474,29 @@ impl Stages {
     }
 
     /// The word statistics of `short_docs` short texts from their summed
-    /// word table and merged `(context, filler)` set.
-    fn word_table(&self, short_docs: u64, words: &[u8], fillers: &[u8]) -> PyResult<WordTable> {
-        let contexts = counts::tally(decode_fillers(fillers)?.map(|(context, _)| context).collect());
-        Ok(WordTable { stats: self.stages().word_stats(short_docs, decode_counts(words)?, contexts) })
+    /// word table and context table ([`context_counts`]).
+    fn word_table(&self, short_docs: u64, words: &[u8], contexts: &[u8]) -> PyResult<WordTable> {
+        Ok(WordTable { stats: self.stages().word_stats(short_docs, decode_counts(words)?, decode_counts(contexts)?) })
     }
 
     /// The link each candidate pair of `(position, text, signature)` sides
     /// makes, or None, under the corpus's word statistics; `a` at the lower
     /// position.
     fn verify_with(&self, pairs: Vec<(PySigned, PySigned)>, words: &WordTable) -> PyResult<Vec<Option<PyLink>>> {
-        let stages = self.stages();
-        pairs
-            .into_iter()
-            .map(|(a, b)| {
-                if a.0 >= b.0 {
-                    return Err(SemHashError::new_err(format!(
-                        "a pair is read from the lower position: ({}, {})",
-                        a.0, b.0
-                    )));
-                }
-                let (pa, pb) = (stages.prepare(&a.1), stages.prepare(&b.1));
-                let (sa, sb) = (self.signature(&a.2)?, self.signature(&b.2)?);
-                let side = |position, signature, p| Side {
-                    position,
-                    signature,
-                    words: stages.is_short(signature).then(|| stages.read(&words.stats, p)),
-                };
-                let link = stages.verify(&side(a.0, &sa, &pa), &side(b.0, &sb, &pb));
-                Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
-            })
-            .collect()
+        pairs.iter().map(|(a, b)| self.link((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), &words.stats)).collect()
     }
 
     /// The link each candidate pair makes, or None: `(a, b)` sides with
     /// `a` at the lower position, and `short_docs` the short texts counted
     /// in the word statistics.
     fn verify(&self, short_docs: u64, pairs: Vec<(PySide, PySide)>) -> PyResult<Vec<Option<PyLink>>> {
-        let stages = self.stages();
         pairs
-            .into_iter()
+            .iter()
             .map(|(a, b)| {
-                if a.0 >= b.0 {
-                    return Err(SemHashError::new_err(format!(
-                        "a pair is read from the lower position: ({}, {})",
-                        a.0, b.0
-                    )));
-                }
-                let words =
-                    a.3.iter().chain(&b.3).map(|&(w, n)| (w as u64, n)).collect::<std::collections::HashMap<_, _>>();
-                let contexts =
-                    a.4.iter().chain(&b.4).map(|&(c, n)| (c as u64, n)).collect::<std::collections::HashMap<_, _>>();
-                let stats = stages.word_stats(short_docs, words, contexts);
-                let (pa, pb) = (stages.prepare(&a.1), stages.prepare(&b.1));
-                let (sa, sb) = (self.signature(&a.2)?, self.signature(&b.2)?);
-                let side_a = Side {
-                    position: a.0,
-                    signature: &sa,
-                    words: stages.is_short(&sa).then(|| stages.read(&stats, &pa)),
-                };
-                let side_b = Side {
-                    position: b.0,
-                    signature: &sb,
-                    words: stages.is_short(&sb).then(|| stages.read(&stats, &pb)),
-                };
-                let link = stages.verify(&side_a, &side_b);
-                Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
+                let words = a.3.iter().chain(&b.3).map(|&(w, n)| (w as u64, n)).collect::<HashMap<_, _>>();
+                let contexts = a.4.iter().chain(&b.4).map(|&(c, n)| (c as u64, n)).collect::<HashMap<_, _>>();
+                let stats = self.stages().word_stats(short_docs, words, contexts);
+                self.link((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), &stats)
             })
             .collect()
     }

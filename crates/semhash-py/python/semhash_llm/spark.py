@@ -44,13 +44,30 @@ __all__ = ["dedup", "main"]
 
 _BATCH = 512
 
-#: Below this many distinct texts, ``statistics="auto"`` broadcasts the
-#: corpus statistics. At 100k texts their tables measured 306 bytes per
-#: text (df 77, content counts 14, words 11, context fillers 205), so about
-#: 300 MB at this size (less: vocabularies grow slower than corpora), which
-#: every worker loads; above it the statistics are joined to each text
-#: through shuffles instead, which scale with the cluster, not one worker.
-BROADCAST_BELOW = 1_000_000
+#: Bytes of broadcast statistics per distinct text, measured at 100k texts
+#: (df 77, content counts 14, words 11, context fillers 205; vocabularies
+#: grow slower than corpora, so larger corpora need less per text).
+TABLE_BYTES_PER_TEXT = 306
+
+
+def _broadcast_fits(sc: Any, distinct: int) -> bool:
+    """Whether ``statistics="auto"`` broadcasts: the tables, estimated at
+    :data:`TABLE_BYTES_PER_TEXT`, take at most an eighth of the smaller of
+    the driver's and an executor's memory (each holds them whole); otherwise
+    they are joined to each text through shuffles, which scale with the
+    cluster rather than with one process."""
+    # In local mode the executor is the driver's JVM.
+    keys = ["spark.driver.memory"] + ([] if sc.master.startswith("local") else ["spark.executor.memory"])
+    memory = min(_bytes(sc.getConf().get(key, "1g")) for key in keys)
+    return distinct * TABLE_BYTES_PER_TEXT <= memory // 8
+
+
+def _bytes(size: str) -> int:
+    """Spark's memory sizes ("512m", "8g", a number of MiB) in bytes."""
+    size = size.strip().lower().rstrip("b")
+    units = {"k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+    return int(float(size[:-1]) * units[size[-1]]) if size[-1:] in units else int(size) * 2**20
+
 
 #: Below this many links, ``components="auto"`` finds the connected
 #: components on the driver (a link is four numbers; 10 million as Python
@@ -109,14 +126,20 @@ def _sum_words(x, y):
     return x[0] + y[0], _native.merge_counts(x[1], y[1]), _native.merge_fillers(x[2], y[2])
 
 
-def _counted(texts: Any, count) -> bytes:
-    """A count table over the texts of the RDD ``texts``: ``count(stages,
-    batch)`` tables each batch, and Spark sums the tables (in a tree)."""
+def _partial(rows, count, add=_native.merge_counts, zero=b""):
+    """One partition's partial table: ``count(batch)`` of each batch, added."""
+    return [functools.reduce(add, (count(batch) for batch in _batched(rows, 8 * _BATCH)), zero)]
 
-    def partial(rows):
-        yield functools.reduce(_native.merge_counts, (count(batch) for batch in _batched(rows, 8 * _BATCH)), b"")
 
-    return texts.mapPartitions(partial).treeReduce(_native.merge_counts)
+def _summed(tables: Any, P: int, least: int = 1) -> bytes:
+    """One count table from an RDD of partial ones: each is cut by hash into
+    ``P`` parts, each part is summed on the executor it lands on (keeping
+    counts of at least ``least``), and only the sums travel to the driver."""
+    parts = tables.flatMap(lambda table: _native.split_counts(table, P)).partitionBy(P, lambda part: part)
+    sums = parts.mapPartitions(
+        lambda blocks: [_native.counts_at_least(functools.reduce(_native.merge_counts, (b for _, b in blocks), b""), least)]
+    )
+    return functools.reduce(_native.merge_counts, sums.collect(), b"")
 
 
 def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
@@ -252,14 +275,16 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
     return {"files": stats, "config": config, "fields": fields, "on_error": on_error, "version": version("semhash-llm")}
 
 
-def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int):
+def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int, P: int):
     """Signs ``heads`` (head -> (copies, text)) under statistics that every
     worker holds whole: partitions count, Spark sums, the sums are broadcast."""
 
     def signed():
         texts = heads.map(lambda kv: kv[1][1])
-        df = sc.broadcast(_native.counts_at_least(_counted(texts, lambda b: _stages(conf).count_shingles(b)), 2))
-        content = sc.broadcast(_counted(texts, lambda b: _stages(conf).count_content(b, _loaded(df))))
+        df = _summed(texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_shingles)), P, least=2)
+        df = sc.broadcast(df)
+        content = texts.mapPartitions(lambda rows: _partial(rows, lambda b: _stages(conf).count_content(b, _loaded(df))))
+        content = sc.broadcast(_summed(content, P))
 
         def sign(rows):
             stages = _stages(conf)
@@ -318,12 +343,16 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
     """Counts the word statistics (partitions count, Spark sums, the sums
     are broadcast); returns each candidate pair's link or None."""
     texts = signed.map(lambda kv: (kv[1][1], kv[1][2]))
-
-    def partial(rows):
-        parts = (_stages(conf).count_words(batch) for batch in _batched(rows, 8 * _BATCH))
-        yield functools.reduce(_sum_words, parts, (0, b"", b""))
-
-    words = sc.broadcast(texts.mapPartitions(partial).treeReduce(_sum_words))
+    partials = texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_words, _sum_words, (0, b"", b"")))
+    partials = partials.cache()
+    short = partials.map(lambda p: p[0]).sum()
+    fillers = partials.flatMap(lambda p: _native.split_fillers(p[2], P)).partitionBy(P, lambda part: part)
+    contexts = fillers.mapPartitions(
+        lambda blocks: [_native.context_counts(functools.reduce(_native.merge_fillers, (b for _, b in blocks), b""))]
+    )
+    contexts = functools.reduce(_native.merge_counts, contexts.collect(), b"")
+    words = sc.broadcast((short, _summed(partials.map(lambda p: p[1]), P), contexts))
+    partials.unpersist()
 
     def verify(rows):
         stages = _stages(conf)
@@ -447,7 +476,9 @@ def dedup(
     files, by name) on ``spark`` and writes one result line per document to
     ``output``, in input order; every shuffle has ``partitions`` parts
     (default: the context's default parallelism). Returns the run's counts, the records set
-    aside (with ``on_error="skip"``) and the seconds of each stage.
+    aside (with ``on_error="skip"``), the seconds of each stage and when
+    each ended (``ended_at``, seconds since the epoch: to match Spark's own
+    stage records, as ``benches/spark/scale.py`` does).
 
     With ``work`` (a folder on any Hadoop file system), finished stages are
     kept there, and a rerun of the same run (same files, configuration and
@@ -458,7 +489,7 @@ def dedup(
     signed: ``"broadcast"`` (each partition counts its texts, Spark sums the
     tables and hands the sum to every worker), ``"shuffle"`` (counts joined
     to each text through shuffles; no table held whole anywhere) or
-    ``"auto"`` (broadcast below :data:`BROADCAST_BELOW` distinct texts). The
+    ``"auto"`` (broadcast when the tables fit: :func:`_broadcast_fits`). The
     output is the same.
 
     Raises :class:`SemHashError` naming the file and line of a bad record or
@@ -475,11 +506,13 @@ def dedup(
     sc = spark.sparkContext
     P = partitions or sc.defaultParallelism
     seconds: Dict[str, float] = {}
+    ended_at: Dict[str, float] = {}
     clock = [time.perf_counter()]
 
     def lap(name: str) -> None:
         now = time.perf_counter()
         seconds[name] = round(now - clock[0], 3)
+        ended_at[name] = time.time()
         clock[0] = now
 
     files = _files(sc, inputs)
@@ -562,9 +595,9 @@ def dedup(
     lap("exact")
 
     # Corpus statistics: df, then content_df under that df.
-    broadcast = statistics == "broadcast" or (statistics == "auto" and distinct < BROADCAST_BELOW)
+    broadcast = statistics == "broadcast" or (statistics == "auto" and _broadcast_fits(sc, distinct))
     if broadcast:
-        sign = _signed_by_broadcast(sc, conf, heads, distinct)
+        sign = _signed_by_broadcast(sc, conf, heads, distinct, P)
     else:
         sign = _signed_by_shuffle(conf, heads, distinct, P)
     signed, _ = kept.keep("sign", lambda: (sign(), None))
@@ -603,6 +636,7 @@ def dedup(
     lap("word statistics")
     links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
+    kept_links = kept_links.cache()
     link_count = kept_links.count()
     lap("verify")
 
@@ -637,11 +671,18 @@ def dedup(
     numbers = firsts.map(lambda kv: (kv[1], kv[0])).sortByKey(numPartitions=P).map(lambda kv: kv[1]).zipWithIndex()  # rep -> cluster
     clusters = numbers.count()
     ids = docs.mapValues(lambda v: v[0])
+
+    def by_parent(kv):
+        # Keyed -1 without a parent: a shuffle that spills sorts its keys,
+        # and None does not sort with numbers.
+        _, (((pos, parent, relation, score), cluster), rep_id) = kv
+        return -1 if parent is None else parent, (pos, cluster, rep_id, parent, relation, score)
+
     rows = (
         placements.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1:]))  # rep -> (pos, parent, relation, score)
         .join(numbers, P)
         .join(ids, P)  # rep -> (((pos, parent, relation, score), cluster), rep id)
-        .map(lambda kv: (kv[1][0][0][1], (kv[1][0][0][0], kv[1][0][1], kv[1][1]) + kv[1][0][0][1:]))
+        .map(by_parent)
         .leftOuterJoin(ids, P)  # parent -> ((pos, cluster, rep id, parent, relation, score), parent id)
         .map(lambda kv: (kv[1][0][0], kv[1][0][1:] + (kv[1][1],)))
         .join(ids, P)  # pos -> ((cluster, rep id, parent, relation, score, parent id), id)
@@ -670,6 +711,7 @@ def dedup(
         "skipped": [{"file": files[f], "line": l, "error": e} for _, f, l, e in skipped],
         "resumed": kept.resumed,
         "seconds": seconds,
+        "ended_at": ended_at,
     }
 
 
@@ -681,6 +723,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL files, or folders of them")
     run.add_argument("-o", "--output", required=True, help="where to write one result line per document")
     run.add_argument("--master", help="as in spark-submit (default: what spark-submit or the environment sets)")
+    run.add_argument(
+        "--spark-conf",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting, as spark-submit's --conf (e.g. spark.driver.memory=8g; with local mode's 1g, --statistics auto broadcasts below about 430,000 distinct texts)",
+    )
     run.add_argument("--config", help="configuration file (JSON, as `semhash config` prints)")
     run.add_argument("--id-field", default="id")
     run.add_argument("--text-field", default="text")
@@ -692,7 +741,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         "--statistics",
         choices=["auto", "broadcast", "shuffle"],
         default="auto",
-        help=f"hand the corpus statistics to every worker, or join them through shuffles (auto: broadcast below {BROADCAST_BELOW:,} distinct texts)",
+        help="hand the corpus statistics to every worker, or join them through shuffles (auto: broadcast when they take at most an eighth of the driver's and executors' memory)",
     )
     run.add_argument(
         "--components",
@@ -710,6 +759,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     builder = SparkSession.builder.appName("semhash-spark dedup").config("spark.ui.showConsoleProgress", "false")
     if args.master:
         builder = builder.master(args.master)
+    for setting in args.spark_conf:
+        key, eq, value = setting.partition("=")
+        if not eq:
+            parser.error(f"--spark-conf takes KEY=VALUE, got {setting!r}")
+        builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
