@@ -188,8 +188,6 @@ fn integer_ids_keep_their_kind_and_a_version_1_store_is_read_and_upgraded_only_w
     matches.sort_by(|a, b| a.id.cmp(&b.id));
     let found: Vec<(&str, IdKind)> = matches.iter().map(|m| (m.id.as_str(), m.kind)).collect();
     assert_eq!(found, [("-42", IdKind::Integer), ("text", IdKind::Text)]);
-    let json = serde_json::to_string(&matches).unwrap();
-    assert!(json.starts_with(r#"[{"id":-42,"relation":"#) && json.contains(r#"{"id":"text","#), "{json}");
     drop(store);
 
     std::fs::write(&meta, std::fs::read_to_string(&meta).unwrap().replace("\"version\": 2", "\"version\": 3")).unwrap();

@@ -19,8 +19,7 @@ use crate::pipeline::Deduper;
 use crate::sketch::{CorpusStats, Prepared, Signature};
 use crate::util::Silent;
 use crate::{Document, Error, Result};
-use serde::ser::{Serialize, SerializeStruct, Serializer};
-use std::collections::HashSet;
+use serde::Serialize;
 
 /// How the caller wrote a document's id. The core names every document by a
 /// string; an id that was an integer (a JSON number, an integer column) is
@@ -75,34 +74,18 @@ impl SignatureStore for MemoryStore {
 }
 
 /// A stored document that matched a query.
-///
-/// It serialises as `{"id", "relation", "score"}` with an integer id as a
-/// number (when it fits 64 bits; as its spelling otherwise).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Match {
     /// The stored document's id.
     pub id: String,
-    /// How the id was written when the document was added.
+    /// How the id was written when the document was added (a face that
+    /// writes ids, as the command does, turns an integer's back into one).
+    #[serde(skip)]
     pub kind: IdKind,
     /// Relation of the query document to this one.
     pub relation: Relation,
     /// The verdict's score: what orders the matches.
     pub score: f32,
-}
-
-impl Serialize for Match {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut m = serializer.serialize_struct("Match", 3)?;
-        let integer = (self.kind == IdKind::Integer).then_some(&self.id);
-        match (integer.and_then(|id| id.parse::<i64>().ok()), integer.and_then(|id| id.parse::<u64>().ok())) {
-            (Some(n), _) => m.serialize_field("id", &n)?,
-            (None, Some(n)) => m.serialize_field("id", &n)?,
-            (None, None) => m.serialize_field("id", &self.id)?,
-        }
-        m.serialize_field("relation", &self.relation)?;
-        m.serialize_field("score", &self.score)?;
-        m.end()
-    }
 }
 
 /// Incremental de-duplication over a store.
@@ -143,8 +126,9 @@ pub struct Incremental<S: SignatureStore> {
     store: S,
     index: SignatureIndex,
     stats: CorpusStats,
-    /// Stored ids that were integers ([`IdKind::Integer`]).
-    integer_ids: HashSet<String>,
+    /// The kind of each id the index numbered, by its number (as the index,
+    /// it keeps a removed document's place).
+    kinds: Vec<IdKind>,
 }
 
 impl<S: SignatureStore> Incremental<S> {
@@ -160,14 +144,13 @@ impl<S: SignatureStore> Incremental<S> {
         let (docs, stats) = store.load(&deduper)?;
         let stats = stats.unwrap_or_else(|| CorpusStats::new(&deduper.config().weights));
         let mut index = deduper.new_index();
-        let mut integer_ids = HashSet::new();
+        let mut kinds = Vec::with_capacity(docs.len());
         for doc in docs {
-            if doc.kind == IdKind::Integer {
-                integer_ids.insert(doc.id.clone());
+            if index.add(&doc.id, doc.signature) {
+                kinds.push(doc.kind);
             }
-            index.add(&doc.id, doc.signature);
         }
-        Ok(Incremental { deduper, store, index, stats, integer_ids })
+        Ok(Incremental { deduper, store, index, stats, kinds })
     }
 
     /// Documents stored now.
@@ -249,10 +232,9 @@ impl<S: SignatureStore> Incremental<S> {
         self.store.commit(&added, &[], &stats)?;
         self.stats = stats;
         for doc in added {
-            if doc.kind == IdKind::Integer {
-                self.integer_ids.insert(doc.id.clone());
+            if self.index.add(&doc.id, doc.signature) {
+                self.kinds.push(doc.kind);
             }
-            self.index.add(&doc.id, doc.signature);
         }
         Ok(())
     }
@@ -284,10 +266,9 @@ impl<S: SignatureStore> Incremental<S> {
             .into_iter()
             .filter_map(|doc| {
                 let (v, _) = self.deduper.verdict(&sig, self.index.signature(doc)?, None);
-                let id = self.index.id(doc);
                 v.relation.is_duplicate().then(|| Match {
-                    id: id.to_owned(),
-                    kind: if self.integer_ids.contains(id) { IdKind::Integer } else { IdKind::Text },
+                    id: self.index.id(doc).to_owned(),
+                    kind: self.kinds[doc as usize],
                     relation: v.relation,
                     score: v.score,
                 })
@@ -308,7 +289,6 @@ impl<S: SignatureStore> Incremental<S> {
         self.store.commit(&[], &removed, &self.stats)?;
         for id in &removed {
             self.index.remove(id);
-            self.integer_ids.remove(id);
         }
         Ok(present)
     }

@@ -91,8 +91,7 @@ impl IdTypes {
 
     /// The id as the input wrote it: a JSON integer or a string.
     pub fn json(&self, id: &str) -> Value {
-        let integer = || id.parse::<i64>().map(Value::from).or_else(|_| id.parse::<u64>().map(Value::from)).ok();
-        self.integers.contains(id).then(integer).flatten().unwrap_or_else(|| Value::from(id))
+        id_json(id, self.kind(id))
     }
 
     /// The Arrow type of an id column holding `ids`: the input's integer
@@ -103,6 +102,12 @@ impl IdTypes {
             _ => DataType::Utf8,
         }
     }
+}
+
+/// An id as JSON: an integer's spelling as a number, anything else a string.
+pub fn id_json(id: &str, kind: IdKind) -> Value {
+    let integer = || id.parse::<i64>().map(Value::from).or_else(|_| id.parse::<u64>().map(Value::from)).ok();
+    (kind == IdKind::Integer).then(integer).flatten().unwrap_or_else(|| Value::from(id))
 }
 
 /// Reads documents from `path` (stdin for `None` or `-`) and admits them

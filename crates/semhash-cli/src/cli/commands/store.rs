@@ -41,7 +41,9 @@ pub(crate) fn query(args: QueryArgs) -> Result<()> {
         .docs
         .iter()
         .map(|d: &Document| {
-            let matches = store.query(&d.text)?;
+            let matches: Vec<Value> = (store.query(&d.text)?.iter())
+                .map(|m| json!({"id": io::id_json(&m.id, m.kind), "relation": m.relation, "score": m.score}))
+                .collect();
             Ok(json!({"id": loaded.id_types.json(&d.id), "duplicate": !matches.is_empty(), "matches": matches}))
         })
         .collect::<Result<_>>()?;
