@@ -131,15 +131,20 @@ def _partial(rows, count, add=_native.merge_counts, zero=b""):
     return [functools.reduce(add, (count(batch) for batch in _batched(rows, 8 * _BATCH)), zero)]
 
 
+def _gathered(tables: Any, P: int, split, merge, finish) -> bytes:
+    """One count table from an RDD of partial tables: each is cut by hash
+    into ``P`` parts (``split``), the parts are merged on the executor they
+    land on (``merge``) and made a count table there (``finish``), and only
+    those travel to the driver, which joins them (they hold other hashes)."""
+    parts = tables.flatMap(lambda table: split(table, P)).partitionBy(P, lambda part: part)
+    done = parts.mapPartitions(lambda blocks: [finish(functools.reduce(merge, (b for _, b in blocks), b""))])
+    return functools.reduce(_native.merge_counts, done.collect(), b"")
+
+
 def _summed(tables: Any, P: int, least: int = 1) -> bytes:
-    """One count table from an RDD of partial ones: each is cut by hash into
-    ``P`` parts, each part is summed on the executor it lands on (keeping
-    counts of at least ``least``), and only the sums travel to the driver."""
-    parts = tables.flatMap(lambda table: _native.split_counts(table, P)).partitionBy(P, lambda part: part)
-    sums = parts.mapPartitions(
-        lambda blocks: [_native.counts_at_least(functools.reduce(_native.merge_counts, (b for _, b in blocks), b""), least)]
-    )
-    return functools.reduce(_native.merge_counts, sums.collect(), b"")
+    """One count table from an RDD of partial ones, summed, keeping counts
+    of at least ``least``."""
+    return _gathered(tables, P, _native.split_counts, _native.merge_counts, lambda t: _native.counts_at_least(t, least))
 
 
 def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
@@ -346,11 +351,8 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
     partials = texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_words, _sum_words, (0, b"", b"")))
     partials = partials.cache()
     short = partials.map(lambda p: p[0]).sum()
-    fillers = partials.flatMap(lambda p: _native.split_fillers(p[2], P)).partitionBy(P, lambda part: part)
-    contexts = fillers.mapPartitions(
-        lambda blocks: [_native.context_counts(functools.reduce(_native.merge_fillers, (b for _, b in blocks), b""))]
-    )
-    contexts = functools.reduce(_native.merge_counts, contexts.collect(), b"")
+    fillers = partials.map(lambda p: p[2])
+    contexts = _gathered(fillers, P, _native.split_fillers, _native.merge_fillers, _native.context_counts)
     words = sc.broadcast((short, _summed(partials.map(lambda p: p[1]), P), contexts))
     partials.unpersist()
 
