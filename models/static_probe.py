@@ -42,9 +42,13 @@ def token_table(tokenizer):
     return table
 
 
+# The unlabelled corpora whose token frequencies weigh the rows.
+CORPORA = ["natural/npm_summaries.jsonl", "corpora/debian_descriptions.jsonl", "corpora/gcide_entries.jsonl", "corpora/fortunes.jsonl"]
+
+
 def token_counts(tokenizer, data):
     counts = np.zeros(tokenizer.get_vocab_size(), np.int64)
-    for name in ["natural/npm_summaries.jsonl", "corpora/debian_descriptions.jsonl", "corpora/gcide_entries.jsonl", "corpora/fortunes.jsonl"]:
+    for name in CORPORA:
         with open(data / name) as f:
             texts = [json.loads(line).get("text", "")[:2000] for line in itertools.islice(f, 200_000)]
         for enc in tokenizer.encode_batch(texts, add_special_tokens=False):

@@ -106,6 +106,17 @@ const UNRELATED: [&str; 4] = [
 
 #[test]
 fn the_semantic_stage_links_paraphrases_the_lexical_stages_miss() {
+    links_paraphrases_the_lexical_stages_miss(&semantic_deduper());
+}
+
+#[test]
+fn the_static_table_links_paraphrases_the_lexical_stages_miss() {
+    links_paraphrases_the_lexical_stages_miss(&static_deduper());
+}
+
+/// `deduper` links each verse to its other translation as a paraphrase,
+/// which the lexical stages alone do not, and keeps the unrelated texts apart.
+fn links_paraphrases_the_lexical_stages_miss(deduper: &semhash::Deduper) {
     use semhash::{decide::Relation, util::Silent, Document};
     let mut docs: Vec<Document> = Vec::new();
     for (i, (a, b)) in PARAPHRASES.iter().enumerate() {
@@ -119,7 +130,7 @@ fn the_semantic_stage_links_paraphrases_the_lexical_stages_miss() {
     docs.push(Document { id: "copy".into(), text: UNRELATED[0].to_uppercase() });
 
     let lexical = semhash::Deduper::new(semhash::Config::default()).unwrap().dedup(&docs, &Silent).unwrap();
-    let semantic = semantic_deduper().dedup(&docs, &Silent).unwrap();
+    let semantic = deduper.dedup(&docs, &Silent).unwrap();
     let cluster = |o: &semhash::pipeline::Outcome, id: &str| o.docs.iter().find(|d| d.id == id).unwrap().cluster;
     for i in 0..PARAPHRASES.len() {
         let (a, b) = (format!("kjv{i}"), format!("web{i}"));
@@ -215,27 +226,65 @@ fn bit_agreement(a: &[String], b: &[String]) -> f64 {
 /// `SEMHASH_BLESS=1` rewrites the file.
 #[test]
 fn semantic_codes_match_the_vectors() {
+    let (codes, _) = sketch_vectors(&semantic_deduper(), "semantic.json", "models/student.onnx + models/sph-128.bin");
+    let agreement = bit_agreement(&codes.0, &codes.1);
+    assert!(agreement >= 0.999, "native codes agree with the vectors on {agreement} of bits");
+}
+
+/// `tests/vectors/static.json`: the static table's codes and int8
+/// embeddings of the same texts. The table's arithmetic is plain `f32` in a
+/// fixed order, so every build (the wasm one too) reproduces them exactly.
+#[test]
+fn static_codes_and_embeddings_match_the_vectors_exactly() {
+    let (codes, embeddings) =
+        sketch_vectors(&static_deduper(), "static.json", "models/static-128.bin + models/sph-static-128.bin");
+    assert_eq!(codes.0, codes.1);
+    assert_eq!(embeddings.0, embeddings.1);
+}
+
+/// The codes and int8 embeddings (hex) the semantic stage of `deduper` gives
+/// the first 100 texts of `tests/data/sample.jsonl`, each with those stored
+/// in `tests/vectors/FILE` (written first under `SEMHASH_BLESS=1`).
+#[allow(clippy::type_complexity)]
+fn sketch_vectors(
+    deduper: &semhash::Deduper,
+    file: &str,
+    model: &str,
+) -> ((Vec<String>, Vec<String>), (Vec<String>, Vec<String>)) {
     use semhash::sketch::semantic::code_hex;
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/semantic.json");
+    let path = format!("{}/tests/vectors/{file}", env!("CARGO_MANIFEST_DIR"));
     let sample = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/sample.jsonl")).unwrap();
     let texts: Vec<String> = sample
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).unwrap()["text"].as_str().unwrap().to_owned())
         .take(100)
         .collect();
-    let deduper = semantic_deduper();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-    let stage = deduper.semantic().unwrap();
-    let codes: Vec<String> =
-        stage.sketch(&refs, &semhash::util::Silent).unwrap().iter().map(|s| code_hex(&s.code)).collect();
+    let sketches = deduper.semantic().unwrap().sketch(&refs, &semhash::util::Silent).unwrap();
+    let codes: Vec<String> = sketches.iter().map(|s| code_hex(&s.code)).collect();
+    let embeddings: Vec<String> =
+        sketches.iter().map(|s| s.embedding.iter().map(|&x| format!("{:02x}", x as u8)).collect()).collect();
     if std::env::var_os("SEMHASH_BLESS").is_some() {
-        let json =
-            serde_json::json!({"model": "models/student.onnx + models/sph-128.bin", "texts": texts, "codes": codes});
-        std::fs::write(path, serde_json::to_string_pretty(&json).unwrap() + "\n").unwrap();
+        let mut json = serde_json::json!({"model": model, "texts": texts, "codes": codes});
+        if file == "static.json" {
+            json["embeddings"] = serde_json::json!(embeddings);
+        }
+        std::fs::write(&path, serde_json::to_string_pretty(&json).unwrap() + "\n").unwrap();
     }
-    let want: Value =
-        serde_json::from_str(&std::fs::read_to_string(path).expect("tests/vectors/semantic.json")).unwrap();
-    let want: Vec<String> = want["codes"].as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect();
-    let agreement = bit_agreement(&codes, &want);
-    assert!(agreement >= 0.999, "native codes agree with the vectors on {agreement} of bits");
+    let want: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("the vectors file")).unwrap();
+    let strings = |key: &str| -> Vec<String> {
+        want[key].as_array().map_or(Vec::new(), |a| a.iter().map(|c| c.as_str().unwrap().to_owned()).collect())
+    };
+    ((codes, strings("codes")), (embeddings, strings("embeddings")))
+}
+
+fn static_deduper() -> semhash::Deduper {
+    let read = |name: &str| std::fs::read(format!("{}/{name}", models())).expect(name);
+    let stage = semhash::encoder::static_table::static_stage(
+        &read("static-128.bin"),
+        &read("tokenizer.json"),
+        &read("sph-static-128.bin"),
+    )
+    .unwrap();
+    semhash::Deduper::new(semhash::Config::default()).unwrap().with_semantic(stage)
 }

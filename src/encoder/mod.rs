@@ -19,6 +19,8 @@
 //! Texts are encoded in batches of similar length (sorted by token count),
 //! since padding a short text to a long one's length wastes the model's time.
 
+pub mod static_table;
+
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
@@ -105,11 +107,7 @@ impl Encoder {
     /// by them), or the graph fails on a probe text (which also measures the
     /// embedding dimensions).
     pub fn from_bytes(onnx: &[u8], tokenizer_json: &[u8], config: &EncoderConfig) -> Result<Self> {
-        let mut tokenizer =
-            tokenizers::Tokenizer::from_bytes(tokenizer_json).map_err(|e| model_error("tokenizer.json", e))?;
-        // Windows are cut here, not by the tokenizer's own truncation and padding.
-        tokenizer.with_truncation(None).map_err(|e| model_error("tokenizer.json", e))?;
-        tokenizer.with_padding(None);
+        let tokenizer = load_tokenizer(tokenizer_json)?;
         let plan = tract_onnx::onnx()
             .model_for_read(&mut std::io::Cursor::new(onnx))
             .and_then(|m| m.into_optimized())
@@ -322,14 +320,30 @@ pub fn semantic_stage(
 ) -> Result<crate::semantic::Stage> {
     let encoder = Encoder::from_bytes(onnx, tokenizer_json, config)?;
     let projection = crate::semantic::Projection::from_bytes(projection, "projection")?;
-    let mut all = Vec::with_capacity(onnx.len() + tokenizer_json.len() + projection.weights.len() * 4 + 64);
-    for part in
-        [onnx, tokenizer_json, &projection.to_bytes(), serde_json::to_string(config).expect("serialises").as_bytes()]
-    {
+    let config = serde_json::to_string(config).expect("serialises");
+    let hash = model_hash(&[onnx, tokenizer_json, &projection.to_bytes(), config.as_bytes()]);
+    crate::semantic::Stage::new(std::sync::Arc::new(encoder), projection, hash)
+}
+
+/// One hash of a stage's files, each length-prefixed so no two lists of
+/// files hash alike by moving bytes between them.
+fn model_hash(parts: &[&[u8]]) -> u128 {
+    let mut all = Vec::with_capacity(parts.iter().map(|p| p.len() + 8).sum());
+    for part in parts {
         all.extend_from_slice(&(part.len() as u64).to_le_bytes());
         all.extend_from_slice(part);
     }
-    crate::semantic::Stage::new(std::sync::Arc::new(encoder), projection, crate::util::hash::hash128(&all))
+    crate::util::hash::hash128(&all)
+}
+
+/// `tokenizer.json` as the encoders use it: texts are cut into windows (or
+/// not at all) here, not by the tokenizer's own truncation and padding.
+fn load_tokenizer(tokenizer_json: &[u8]) -> Result<tokenizers::Tokenizer> {
+    let mut tokenizer =
+        tokenizers::Tokenizer::from_bytes(tokenizer_json).map_err(|e| model_error("tokenizer.json", e))?;
+    tokenizer.with_truncation(None).map_err(|e| model_error("tokenizer.json", e))?;
+    tokenizer.with_padding(None);
+    Ok(tokenizer)
 }
 
 /// Token importance from the encoder's attention, for the weighted MinHash

@@ -538,8 +538,8 @@ fn every_command_documents_its_flags() {
         ("sign", &["--store", "--batch", "--on-error"][..]),
         ("query", &["--store", "--output"][..]),
         ("remove", &["--store", "--ids-from"][..]),
-        ("eval", &["--pairs", "--clusters", "--json", "--semantic", "--semantic-threshold"][..]),
-        ("train-sph", &["--output", "--bits", "--steps", "--sample", "--eval-pairs", "--cache"][..]),
+        ("eval", &["--pairs", "--clusters", "--json", "--semantic", "--embedder", "--semantic-threshold"][..]),
+        ("train-sph", &["--output", "--bits", "--steps", "--sample", "--eval-pairs", "--cache", "--embedder"][..]),
     ] {
         let o = semhash(&[command, "--help"]);
         let help = String::from_utf8(o.stdout).unwrap();
@@ -588,6 +588,63 @@ fn train_sph_writes_a_projection_the_semantic_stage_loads() {
     assert!(!o.status.success() && stderr(&o).contains("student.onnx"), "{}", stderr(&o));
     assert!(stderr(&o).contains("from --models DIR"), "a first run says what to do: {}", stderr(&o));
     assert_eq!(o.status.code(), Some(2), "a usage error, as a missing input file");
+}
+
+#[test]
+fn the_static_embedder_trains_its_projection_and_runs_the_semantic_stage_without_the_student() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
+    let projection = dir.path().join("sph-static-64.bin");
+    let p = projection.to_str().unwrap();
+    let o = semhash(&[
+        "train-sph",
+        SAMPLE,
+        "-o",
+        p,
+        "--bits",
+        "64",
+        "--steps",
+        "50",
+        "--models",
+        models,
+        "--embedder",
+        "static",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let loaded = semhash::semantic::Projection::from_bytes(&std::fs::read(&projection).unwrap(), "p").unwrap();
+    assert_eq!((loaded.bits, loaded.dims), (64, 128), "the table's 128 dimensions, not the student's 384");
+
+    // Only the table, the tokenizer and the projection are read: no student.onnx in this folder.
+    let own = dir.path().join("models");
+    std::fs::create_dir(&own).unwrap();
+    for name in ["static-128.bin", "tokenizer.json", "sph-static-128.bin"] {
+        std::fs::copy(Path::new(models).join(name), own.join(name)).unwrap();
+    }
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let args = ["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--report", report.to_str().unwrap()];
+    let o = semhash(&[&args[..], &["--semantic", "--embedder", "static", "--models", own.to_str().unwrap()]].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out).len(), 174);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert!(report["counts"]["semantic_encoded"].as_u64().unwrap() > 0, "{}", report["counts"]);
+
+    // The student's projection does not fit the table's embeddings; a missing table is named.
+    let student_sph = Path::new(models).join("sph-128.bin");
+    let o = semhash(&[
+        "dedup",
+        SAMPLE,
+        "--semantic",
+        "--embedder",
+        "static",
+        "--models",
+        models,
+        "--projection",
+        student_sph.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success() && stderr(&o).contains("384-dimensional"), "{}", stderr(&o));
+    std::fs::remove_file(own.join("static-128.bin")).unwrap();
+    let o = semhash(&["dedup", SAMPLE, "--semantic", "--embedder", "static", "--models", own.to_str().unwrap()]);
+    assert!(!o.status.success() && stderr(&o).contains("static-128.bin"), "{}", stderr(&o));
 }
 
 #[test]

@@ -101,7 +101,10 @@ pub struct SemanticArgs {
     pub semantic: bool,
     #[command(flatten)]
     pub models: ModelsArg,
-    /// Projection file made by `semhash train-sph` (default: DIR/sph-128.bin).
+    #[command(flatten)]
+    pub embedder: EmbedderArg,
+    /// Projection file made by `semhash train-sph` (default: DIR/sph-128.bin
+    /// for the student, DIR/sph-static-128.bin for the static table).
     #[arg(long, value_name = "FILE")]
     pub projection: Option<PathBuf>,
     /// Cosine of the embeddings at or above which two documents are paraphrases, in (0, 1].
@@ -349,6 +352,8 @@ pub struct TrainSphArgs {
     #[command(flatten)]
     pub models: ModelsArg,
     #[command(flatten)]
+    pub embedder: EmbedderArg,
+    #[command(flatten)]
     pub threads: ThreadsArg,
 }
 
@@ -405,9 +410,27 @@ pub struct TrainBoundaryArgs {
 #[derive(Args, Debug, Clone)]
 pub struct ModelsArg {
     /// Directory holding the model files: student.onnx and tokenizer.json
-    /// (the encoder), sph-128.bin (the hyperplanes).
+    /// (the encoder), static-128.bin (the static table), sph-128.bin and
+    /// sph-static-128.bin (the hyperplanes over each one's embeddings).
     #[arg(long, default_value = "models", value_name = "DIR")]
     pub models: PathBuf,
+}
+
+/// What embeds texts for the semantic stage (and for `train-sph`).
+#[derive(Args, Debug, Clone)]
+pub struct EmbedderArg {
+    /// `student`: the distilled transformer (student.onnx), the most exact;
+    /// `static`: the token table distilled from it (static-128.bin), a
+    /// lookup per token, over a hundred times faster and less exact (see
+    /// the README).
+    #[arg(long, value_enum, default_value_t = EmbedderKind::Student, value_name = "KIND")]
+    pub embedder: EmbedderKind,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EmbedderKind {
+    Student,
+    Static,
 }
 
 /// How many threads a command runs on.

@@ -6,7 +6,7 @@ use super::commands::read_file;
 use semhash::judge::{JudgeConfig, JudgeWrapper};
 use semhash::store::{FileStore, Incremental};
 use semhash::{Config, Deduper, Error, Result};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The config from `--config` (or the defaults) with flag overrides, and the thread pool.
@@ -85,27 +85,14 @@ pub(crate) struct ModelFiles {
 
 impl ModelFiles {
     pub(crate) fn read(models: &Path) -> Result<Self> {
-        let file = |name: &str| {
-            let path = models.join(name);
-            if !path.is_file() {
-                // The usual first-run miss: `models/` is found from the repository root only.
-                return Err(Error::Config(format!(
-                    "no model file {}: the semantic stage and the local judge read student.onnx and \
-                     tokenizer.json from --models DIR (default models/, found when run from the repository \
-                     root)",
-                    path.display()
-                )));
-            }
-            read_model_file(&path)
-        };
-        Ok(ModelFiles { onnx: file("student.onnx")?, tokenizer: file("tokenizer.json")? })
+        Ok(ModelFiles { onnx: model_file(models, "student.onnx")?, tokenizer: model_file(models, "tokenizer.json")? })
     }
 
     pub(crate) fn encoder(&self) -> Result<semhash::encoder::Encoder> {
         semhash::encoder::Encoder::from_bytes(&self.onnx, &self.tokenizer, &Default::default())
     }
 
-    /// The semantic stage: this encoder and the projection file.
+    /// The student's semantic stage: this encoder and the projection file.
     pub(crate) fn stage(&self, models: &Path, projection: &Path) -> Result<semhash::semantic::Stage> {
         semhash::encoder::semantic_stage(
             &self.onnx,
@@ -114,6 +101,53 @@ impl ModelFiles {
             &Default::default(),
         )
         .map_err(|e| Error::Config(format!("loading the semantic stage from {}: {e}", models.display())))
+    }
+}
+
+/// A model file of `models`, or a message that says where it was looked for.
+fn model_file(models: &Path, name: &str) -> Result<Vec<u8>> {
+    let path = models.join(name);
+    if !path.is_file() {
+        // The usual first-run miss: `models/` is found from the repository root only.
+        return Err(Error::Config(format!(
+            "no model file {}: the semantic stage and the local judge read student.onnx, static-128.bin and \
+             tokenizer.json from --models DIR (default models/, found when run from the repository root)",
+            path.display()
+        )));
+    }
+    read_model_file(&path)
+}
+
+impl EmbedderKind {
+    /// The projection file trained on this embedder's embeddings, in `models`.
+    pub(crate) fn projection(self, models: &Path) -> PathBuf {
+        models.join(match self {
+            EmbedderKind::Student => "sph-128.bin",
+            EmbedderKind::Static => "sph-static-128.bin",
+        })
+    }
+}
+
+/// The static table's embedder (the student's is [`ModelFiles::encoder`]).
+pub(crate) fn static_embedder(models: &Path) -> Result<semhash::encoder::static_table::StaticEmbedder> {
+    semhash::encoder::static_table::StaticEmbedder::from_bytes(
+        &model_file(models, "static-128.bin")?,
+        &model_file(models, "tokenizer.json")?,
+    )
+}
+
+/// The semantic stage the flags name; `files` are the student's, read when it runs.
+fn semantic_stage(s: &SemanticArgs, files: Option<&ModelFiles>) -> Result<semhash::semantic::Stage> {
+    let models = &s.models.models;
+    let projection = s.projection.clone().unwrap_or_else(|| s.embedder.embedder.projection(models));
+    match (s.embedder.embedder, files) {
+        (EmbedderKind::Student, files) => files.expect("read for the student").stage(models, &projection),
+        (EmbedderKind::Static, _) => semhash::encoder::static_table::static_stage(
+            &model_file(models, "static-128.bin")?,
+            &model_file(models, "tokenizer.json")?,
+            &read_model_file(&projection)?,
+        )
+        .map_err(|e| Error::Config(format!("loading the static semantic stage from {}: {e}", models.display()))),
     }
 }
 
@@ -218,15 +252,15 @@ pub(crate) fn deduper(args: &PipelineArgs) -> Result<Deduper> {
 fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let (s, e) = (&args.semantic, config.semantic.clone());
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
+    let student = e.enabled && s.embedder.embedder == EmbedderKind::Student;
     let files =
-        (e.enabled || e.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
+        (student || e.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
     let judge = judge_stage(&config, files.as_ref())?;
     let mut deduper = Deduper::new(config)?;
     if let Some(stage) = judge {
         deduper = deduper.with_judge(stage)?;
     }
-    let Some(files) = files.filter(|_| e.enabled || e.attention_weights) else { return Ok(deduper) };
-    if e.attention_weights {
+    if let Some(files) = files.as_ref().filter(|_| e.attention_weights) {
         let hash = semhash::util::hash::hash128(&[&files.onnx[..], &files.tokenizer].concat());
         let attention = semhash::encoder::Attention(std::sync::Arc::new(files.encoder()?));
         deduper = deduper.with_importance(Box::new(attention), hash);
@@ -234,8 +268,7 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     if !e.enabled {
         return Ok(deduper);
     }
-    let projection = s.projection.clone().unwrap_or_else(|| s.models.models.join("sph-128.bin"));
-    Ok(deduper.with_semantic(files.stage(&s.models.models, &projection)?))
+    Ok(deduper.with_semantic(semantic_stage(s, files.as_ref())?))
 }
 
 /// Opens the store to read, or to `write` (one writer at a time: waits up

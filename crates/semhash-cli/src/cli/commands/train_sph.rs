@@ -8,7 +8,11 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
     if ![64, 128, 256].contains(&args.bits) {
         return Err(Error::Config(format!("--bits must be 64, 128 or 256, got {}", args.bits)));
     }
-    let encoder = ModelFiles::read(&args.models.models)?.encoder()?;
+    let models = &args.models.models;
+    let embedder: Box<dyn semhash::semantic::Embedder> = match args.embedder.embedder {
+        EmbedderKind::Student => Box::new(ModelFiles::read(models)?.encoder()?),
+        EmbedderKind::Static => Box::new(static_embedder(models)?),
+    };
     let loaded = read_docs(&args.input, &Deduper::new(Config::default())?)?;
     let texts: Vec<&str> = spread(&loaded.docs, args.sample).into_iter().map(|d| d.text.as_str()).collect();
     if texts.len() < 100 {
@@ -18,14 +22,15 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
     let from_cache = std::cell::Cell::new(false);
     let embed = |texts: &[&str]| -> Result<Vec<f32>> {
         let key = semhash::util::hash::hash128(texts.join("\u{1}").as_bytes());
-        let cached = args.cache.as_ref().map(|dir| dir.join(format!("embeddings-{key:032x}.f32")));
+        let kind = format!("{:?}", args.embedder.embedder).to_lowercase();
+        let cached = args.cache.as_ref().map(|dir| dir.join(format!("embeddings-{kind}-{key:032x}.f32")));
         if let Some(bytes) = cached.as_ref().and_then(|p| std::fs::read(p).ok()) {
             from_cache.set(true);
             return Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().expect("4 bytes"))).collect());
         }
         let bar = Bar::new(false);
         semhash::util::Progress::stage(&bar, "embed", texts.len() as u64);
-        let out: Vec<f32> = embed_all(&encoder, texts, &bar)?.into_iter().flatten().collect();
+        let out: Vec<f32> = embed_all(embedder.as_ref(), texts, &bar)?.into_iter().flatten().collect();
         bar.finish();
         if let Some(path) = &cached {
             let bytes: Vec<u8> = out.iter().flat_map(|x| x.to_le_bytes()).collect();
@@ -37,7 +42,7 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
     };
     let embeddings = embed(&texts)?;
     let embed_seconds = started.elapsed().as_secs_f64();
-    let dims = encoder.dims();
+    let dims = embedder.dims();
     let config = train::TrainConfig {
         bits: args.bits,
         steps: args.steps,
