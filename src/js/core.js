@@ -25,13 +25,15 @@ export function bind(wasm, exports, platform = {}) {
 
   /**
    * Loads the semantic model (full build only) from the folder URL (or, in
-   * Node, path) that serves `student.onnx`, `tokenizer.json` and
-   * `sph-128.bin`; fetched once, then read from the Cache API.
+   * Node, path) that serves its files: `student.onnx`, `tokenizer.json` and
+   * `sph-128.bin`, or with `embedder: "static"` `static-128.bin`,
+   * `tokenizer.json` and `sph-static-128.bin`; fetched once, then read from
+   * the Cache API.
    */
   async function loadModel(base, options = {}) {
     if (!semantic) throw new Error('this is the lite build (no encoder): import "semhash-llm/full" for a semantic model');
-    const [onnx, tokenizer, projection] = await fetchModelFiles(base, { readLocal: platform.readLocal, ...options });
-    return new wasm.SemanticModel(onnx, tokenizer, projection);
+    const files = await fetchModelFiles(base, { readLocal: platform.readLocal, ...options });
+    return options.embedder === "static" ? wasm.SemanticModel.staticTable(...files) : new wasm.SemanticModel(...files);
   }
 
   /** Incremental de-duplication whose signatures live in a `SignatureStore`. */

@@ -103,7 +103,7 @@ export class FingerprintMismatch extends Error {}
 /** Thrown by a commit when another tab or worker committed to the store since this one opened it: nothing was written; reopen. */
 export class StoreChanged extends Error {}
 
-/** The student encoder and the learned hyperplanes (full build: `semhash-llm/full`). */
+/** An embedder (the student encoder, or the static table) and its learned hyperplanes (full build: `semhash-llm/full`). */
 export interface SemanticModel {
   /** The semantic code of each text, as hex of its 64-bit words, low word first. */
   codes(texts: string[]): string[];
@@ -112,10 +112,16 @@ export interface SemanticModel {
 
 /**
  * Loads the semantic model from the folder (URL; in Node also a path) serving
- * `student.onnx`, `tokenizer.json` and `sph-128.bin`; fetched once, then read
- * from the Cache API. The lite build throws: it has no encoder.
+ * `student.onnx`, `tokenizer.json` and `sph-128.bin` (the student, the
+ * default), or with `embedder: "static"` `static-128.bin`, `tokenizer.json`
+ * and `sph-static-128.bin` (the static table: a lookup per token, far faster
+ * and less exact); fetched once, then read from the Cache API. The lite build
+ * throws: it has no encoder.
  */
-export function loadModel(base: string | URL, options?: { cacheName?: string }): Promise<SemanticModel>;
+export function loadModel(
+  base: string | URL,
+  options?: { embedder?: "student" | "static"; cacheName?: string },
+): Promise<SemanticModel>;
 
 export class SemHash {
   /**

@@ -1,5 +1,5 @@
 // The semantic model (the full build): three files the host serves next to
-// the app (the repository's `models/`), fetched once and kept in the Cache
+// the app (the student's, or the static table's) (the repository's `models/`), fetched once and kept in the Cache
 // API, so a page reload or the next Worker request reads them locally.
 //
 // When the folder also serves `SHA256SUMS` (as `models/` does), each file is
@@ -7,8 +7,15 @@
 // cut short or damaged is refused by name and dropped from the cache, so the
 // next load fetches it again instead of failing (or answering wrongly) forever.
 
-/** File names under the model's base URL, in the order `SemanticModel` takes them. */
-export const MODEL_FILES = ["student.onnx", "tokenizer.json", "sph-128.bin"];
+/**
+ * File names under the model's base URL, per embedder, in the order its
+ * `SemanticModel` constructor takes them: the student transformer, or the
+ * static token table distilled from it.
+ */
+export const MODEL_FILES = {
+  student: ["student.onnx", "tokenizer.json", "sph-128.bin"],
+  static: ["static-128.bin", "tokenizer.json", "sph-static-128.bin"],
+};
 /** Cache API name; a new model under the same URL needs a new name (or `cache.delete`). */
 export const MODEL_CACHE = "semhash-llm-models-v1";
 
@@ -46,7 +53,9 @@ function parseSums(bytes) {
  * The bytes of the model files under `base` (a URL or path of their folder).
  * `readLocal(url)` reads `file:` URLs where the platform can (Node).
  */
-export async function fetchModelFiles(base, { cacheName = MODEL_CACHE, readLocal } = {}) {
+export async function fetchModelFiles(base, { embedder = "student", cacheName = MODEL_CACHE, readLocal } = {}) {
+  const names = MODEL_FILES[embedder];
+  if (!names) throw new Error(`unknown embedder ${JSON.stringify(embedder)}: "student" or "static"`);
   const folder = String(base).endsWith("/") ? String(base) : `${base}/`;
   const urlOf = (name) => new URL(name, new URL(folder, globalThis.location?.href ?? "file:///"));
   const read = (url) => {
@@ -63,10 +72,10 @@ export async function fetchModelFiles(base, { cacheName = MODEL_CACHE, readLocal
       return null;
     }
   };
-  const [sums, ...files] = await Promise.all([optional(urlOf("SHA256SUMS")).then(parseSums), ...MODEL_FILES.map((name) => read(urlOf(name)))]);
+  const [sums, ...files] = await Promise.all([optional(urlOf("SHA256SUMS")).then(parseSums), ...names.map((name) => read(urlOf(name)))]);
   if (sums) {
     await Promise.all(
-      MODEL_FILES.map(async (name, i) => {
+      names.map(async (name, i) => {
         const want = sums[name];
         const got = want && (await sha256(files[i]));
         if (got && got !== want) {

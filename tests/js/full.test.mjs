@@ -1,8 +1,9 @@
 // The full build (encoder + semantic hashing in wasm) in Node, through the
 // package's `semhash-llm/full` entry: the model files load from a folder, the
 // codes agree with the native build's (tests/vectors/semantic.json) on at
-// least 99.9% of bits, and the semantic stage finds paraphrases that the
-// lexical stages miss, in `query` over a store and in `dedup`.
+// least 99.9% of bits (the static table's, tests/vectors/static.json: all of
+// them), and the semantic stage finds paraphrases that the lexical stages
+// miss, in `query` over a store and in `dedup`, with either embedder.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -14,6 +15,7 @@ const full = await import(join(pkg, "full.node.js"));
 const lite = await import(join(pkg, "index.node.js"));
 const models = join(root, "models");
 const model = await full.loadModel(models);
+const staticModel = await full.loadModel(models, { embedder: "static" });
 
 function agreement(a, b) {
   let same = 0, all = 0;
@@ -62,8 +64,15 @@ test("a store with the semantic stage finds a stored verse's paraphrase; the lex
   await assert.rejects(full.SemHash.open({ store }), full.FingerprintMismatch);
 });
 
-test("dedup links paraphrases as `paraphrase` and leaves unrelated texts alone", async () => {
-  const semhash = await full.SemHash.open({ store: null, model });
+test("the static table's codes equal the native build's bit for bit", () => {
+  const vectors = JSON.parse(readFileSync(join(root, "tests", "vectors", "static.json"), "utf8"));
+  assert.equal(vectors.codes.length, 100);
+  assert.deepEqual(staticModel.codes(vectors.texts), vectors.codes);
+});
+
+for (const [embedder, semanticModel] of [["student", model], ["static", staticModel]])
+  test(`dedup with the ${embedder} model links paraphrases and leaves unrelated texts alone`, async () => {
+  const semhash = await full.SemHash.open({ store: null, model: semanticModel });
   const docs = [
     ...PARAPHRASES.flatMap(([a, b], i) => [{ id: `kjv${i}`, text: a }, { id: `web${i}`, text: b }]),
     ...UNRELATED.map((text, i) => ({ id: `other${i}`, text })),
@@ -83,6 +92,7 @@ test("dedup links paraphrases as `paraphrase` and leaves unrelated texts alone",
 test("wrong model files and the lite build's loadModel are refused with clear errors", async () => {
   await assert.rejects(full.loadModel(join(root, "tests")), /student\.onnx|no such file/i);
   await assert.rejects(lite.loadModel(models), /lite build/);
+  await assert.rejects(full.loadModel(models, { embedder: "tiny" }), /unknown embedder "tiny"/);
   // A copy cut short is refused by name against the folder's SHA256SUMS.
   const copy = mkdtempSync(join(tmpdir(), "semhash-models-"));
   for (const f of ["student.onnx", "tokenizer.json", "sph-128.bin", "SHA256SUMS"]) copyFileSync(join(models, f), join(copy, f));

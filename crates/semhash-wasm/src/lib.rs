@@ -347,7 +347,8 @@ impl Deduper {
 
 /// The semantic stage in the browser (the full build): the student encoder
 /// and the learned hyperplanes, from the bytes of `student.onnx`,
-/// `tokenizer.json` and `sph-128.bin`, fetched once by the host.
+/// `tokenizer.json` and `sph-128.bin` (or the static table's three files),
+/// fetched once by the host.
 #[cfg(feature = "full")]
 #[wasm_bindgen]
 pub struct SemanticModel {
@@ -364,6 +365,15 @@ impl SemanticModel {
     pub fn new(onnx: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
         let stage =
             semhash::encoder::semantic_stage(onnx, tokenizer_json, projection, &Default::default()).map_err(fail)?;
+        Ok(SemanticModel { stage })
+    }
+
+    /// The static table's model from its three files' bytes (as `loadModel`
+    /// with `embedder: "static"` fetches them): the table, the tokenizer it
+    /// was built over and the hyperplanes over its embeddings.
+    #[wasm_bindgen(js_name = staticTable)]
+    pub fn static_table(table: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
+        let stage = semhash::encoder::static_table::static_stage(table, tokenizer_json, projection).map_err(fail)?;
         Ok(SemanticModel { stage })
     }
 
