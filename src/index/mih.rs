@@ -18,7 +18,7 @@
 //! `semhash train-sph` reports the recall this gives on true pairs.
 
 use crate::sketch::semantic::hamming;
-use std::collections::HashMap;
+use crate::util::hash::{mix64, PrehashedMap};
 
 /// Codes indexed by substrings.
 #[derive(Clone, Debug)]
@@ -27,8 +27,9 @@ pub struct MultiIndex {
     substrings: u32,
     radius: u32,
     probe: u32,
-    /// Key: substring number in the top byte, value below.
-    tables: HashMap<u64, Vec<u32>>,
+    /// Key: [`MultiIndex::key`] of the substring number and value. Each
+    /// list holds code numbers in ascending order (they are inserted so).
+    tables: PrehashedMap<u64, Vec<u32>>,
     codes: Vec<Option<Vec<u64>>>,
 }
 
@@ -43,7 +44,7 @@ impl MultiIndex {
             substrings,
             radius,
             probe: (radius / substrings).min(max_probe),
-            tables: HashMap::new(),
+            tables: PrehashedMap::default(),
             codes: Vec::new(),
         }
     }
@@ -63,8 +64,11 @@ impl MultiIndex {
         v & ((1u64 << width) - 1)
     }
 
+    /// Substring number in the top byte, value below, mixed: a query makes
+    /// over a thousand lookups, and a bijective mix is a cheaper hash than
+    /// SipHash that still spreads the keys over the map's buckets.
     fn key(s: u32, value: u64) -> u64 {
-        (s as u64) << 56 | value
+        mix64((s as u64) << 56 | value)
     }
 
     /// Adds code number `doc` (numbers are dense: the next one is `len()`).
@@ -105,13 +109,18 @@ impl MultiIndex {
     /// Indexed codes within the radius of `code` (all of them when the
     /// probes are not capped), with their distance, by number.
     pub fn query(&self, code: &[u64]) -> Vec<(u32, u32)> {
+        self.query_from(code, 0)
+    }
+
+    /// [`MultiIndex::query`] among the codes numbered `first` or above.
+    fn query_from(&self, code: &[u64], first: u32) -> Vec<(u32, u32)> {
         let per = self.probe;
         let mut seen: Vec<u32> = Vec::new();
         for s in 0..self.substrings {
             let value = self.substring(code, s);
             for_each_within(value, self.substring_bits, per, &mut |v| {
                 if let Some(list) = self.tables.get(&Self::key(s, v)) {
-                    seen.extend_from_slice(list);
+                    seen.extend_from_slice(&list[list.partition_point(|&d| d < first)..]);
                 }
             });
         }
@@ -130,7 +139,7 @@ impl MultiIndex {
         let mut index = template.clone();
         codes.iter().enumerate().for_each(|(i, c)| index.insert(i as u32, c));
         crate::util::par::flat_map_indexed(codes, |a, code| {
-            index.query(code).into_iter().filter(|&(b, _)| b as usize > a).map(|(b, _)| (a as u32, b)).collect()
+            index.query_from(code, a as u32 + 1).into_iter().map(|(b, _)| (a as u32, b)).collect()
         })
     }
 }
