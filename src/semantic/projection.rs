@@ -123,18 +123,7 @@ impl Projection {
     /// sizes that disagree with their length, or hold no hyperplanes.
     pub fn from_bytes(bytes: &[u8], context: &str) -> Result<Self> {
         let corrupted = |detail: &str| Error::Corrupted { context: context.to_owned(), detail: detail.to_owned() };
-        if bytes.len() < 4 || bytes[..4] != MAGIC {
-            return Err(Error::BadMagic { context: context.to_owned() });
-        }
-        if bytes.len() < 20 {
-            return Err(corrupted("truncated"));
-        }
-        let (body, sum) = bytes.split_at(bytes.len() - 8);
-        if hash64(0, body).to_le_bytes() != sum {
-            return Err(corrupted("checksum mismatch"));
-        }
-        let mut r = Reader::new(body, context);
-        r.skip(4)?;
+        let mut r = Reader::checksummed(bytes, MAGIC, 20, context)?;
         let version = r.u16()?;
         if version != VERSION {
             return Err(Error::UnsupportedVersion { context: context.to_owned(), found: version, supported: VERSION });

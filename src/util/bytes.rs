@@ -20,6 +20,30 @@ impl<'a> Reader<'a> {
         Reader { bytes, pos: 0, context }
     }
 
+    /// Reads a model file laid out as `magic`, its fields, then the xxh3-64
+    /// of everything before: checks the magic, that it holds at least
+    /// `min_len` bytes and the checksum, and reads the fields after the
+    /// magic (the checksum left out).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::BadMagic`] for other bytes, [`Error::Corrupted`] for a file
+    /// cut short or damaged.
+    pub fn checksummed(bytes: &'a [u8], magic: [u8; 4], min_len: usize, context: &'a str) -> Result<Self> {
+        let corrupted = |detail: &str| Error::Corrupted { context: context.to_owned(), detail: detail.to_owned() };
+        if bytes.len() < 4 || bytes[..4] != magic {
+            return Err(Error::BadMagic { context: context.to_owned() });
+        }
+        if bytes.len() < min_len.max(12) {
+            return Err(corrupted("truncated"));
+        }
+        let (body, sum) = bytes.split_at(bytes.len() - 8);
+        if crate::util::hash::hash64(0, body).to_le_bytes() != sum {
+            return Err(corrupted("checksum mismatch"));
+        }
+        Ok(Reader { bytes: body, pos: 4, context })
+    }
+
     /// Bytes read so far.
     pub fn position(&self) -> usize {
         self.pos
