@@ -2,7 +2,7 @@
 // semhash-llm's wasm package in headless Chromium, for benches/bench: the
 // whole job a page runs on a JSONL file of {"id", "text"} documents.
 //
-//   node benches/wasm/chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR]
+//   node benches/wasm/chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR [EMBEDDER]]
 //
 // Serves PKG_DIR, the input (and MODELS_DIR) on 127.0.0.1, starts Debian's
 // Chromium (/usr/bin/chromium, or $CHROMIUM) through npm `playwright-core`
@@ -21,9 +21,10 @@ import { createRequire } from "node:module";
 import { dirname, extname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const [pkgDir, input, output, models] = process.argv.slice(2).map((p) => p && resolve(p));
+const [pkgDir, input, output, models] = process.argv.slice(2, 6).map((p) => p && resolve(p));
+const embedder = process.argv[6] ?? "student";
 if (!output) {
-  console.error("usage: chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR]");
+  console.error("usage: chromium_job.mjs PKG_DIR INPUT.jsonl OUTPUT.jsonl [MODELS_DIR [EMBEDDER]]");
   process.exit(2);
 }
 const t0 = performance.now();
@@ -82,13 +83,13 @@ try {
   const page = await browser.newPage();
   await page.goto(base + "/");
   const browserStart = performance.now() - t1;
-  const result = await page.evaluate(async ({ entryUrl, full }) => {
+  const result = await page.evaluate(async ({ entryUrl, full, embedder }) => {
     const t = {};
     let last = performance.now();
     const lap = (name) => { const now = performance.now(); t[name] = now - last; last = now; };
     const { SemHash, version, loadModel } = await import(entryUrl);
     lap("load_module");
-    const model = full ? await loadModel("/models/") : undefined;
+    const model = full ? await loadModel("/models/", { embedder }) : undefined;
     if (full) lap("load_model");
     const text = await (await fetch("/input.jsonl")).text();
     const docs = [];
@@ -105,11 +106,11 @@ try {
     semhash.close();
     return { version: version?.(), docs: outcome.docs, snippets: outcome.snippets.length, timings_ms: t,
              userAgent: navigator.userAgent };
-  }, { entryUrl: `${base}/pkg/${entry.replace(/^\.\//, "")}`, full: Boolean(models) });
+  }, { entryUrl: `${base}/pkg/${entry.replace(/^\.\//, "")}`, full: Boolean(models), embedder });
   writeFileSync(output, result.docs.map((d) => JSON.stringify(d)).join("\n") + "\n");
   const clusters = new Set(result.docs.map((d) => d.cluster)).size;
   console.log(JSON.stringify({
-    host: "chromium", build: models ? "full" : "lite", browser: browser.version(), package: manifest.version, semhash: result.version,
+    host: "chromium", build: models ? "full" : "lite", embedder: models ? embedder : undefined, browser: browser.version(), package: manifest.version, semhash: result.version,
     docs: result.docs.length, clusters, snippets: result.snippets,
     timings_ms: { browser_start: browserStart, page: result.timings_ms, total: performance.now() - t0 },
   }));
