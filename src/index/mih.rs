@@ -27,7 +27,8 @@ pub struct MultiIndex {
     substrings: u32,
     radius: u32,
     probe: u32,
-    /// Key: [`MultiIndex::key`] of the substring number and value.
+    /// Key: [`MultiIndex::key`] of the substring number and value. Each
+    /// list holds code numbers in ascending order (they are inserted so).
     tables: PrehashedMap<u64, Vec<u32>>,
     codes: Vec<Option<Vec<u64>>>,
 }
@@ -108,13 +109,18 @@ impl MultiIndex {
     /// Indexed codes within the radius of `code` (all of them when the
     /// probes are not capped), with their distance, by number.
     pub fn query(&self, code: &[u64]) -> Vec<(u32, u32)> {
+        self.query_from(code, 0)
+    }
+
+    /// [`MultiIndex::query`] among the codes numbered `first` or above.
+    fn query_from(&self, code: &[u64], first: u32) -> Vec<(u32, u32)> {
         let per = self.probe;
         let mut seen: Vec<u32> = Vec::new();
         for s in 0..self.substrings {
             let value = self.substring(code, s);
             for_each_within(value, self.substring_bits, per, &mut |v| {
                 if let Some(list) = self.tables.get(&Self::key(s, v)) {
-                    seen.extend_from_slice(list);
+                    seen.extend_from_slice(&list[list.partition_point(|&d| d < first)..]);
                 }
             });
         }
@@ -128,76 +134,13 @@ impl MultiIndex {
             .collect()
     }
 
-    /// All pairs `(a, b)`, `a < b`, of `codes` within the radius of each
-    /// other, as `template` (its radius and probes) finds them.
+    /// All pairs `(a, b)`, `a < b`, of `codes` within the radius of each other.
     pub fn pairs(codes: &[&[u64]], template: &MultiIndex) -> Vec<(u32, u32)> {
-        let frozen = Frozen::new(codes, template);
+        let mut index = template.clone();
+        codes.iter().enumerate().for_each(|(i, c)| index.insert(i as u32, c));
         crate::util::par::flat_map_indexed(codes, |a, code| {
-            frozen.within(code, a as u32 + 1).into_iter().map(|b| (a as u32, b)).collect()
+            index.query_from(code, a as u32 + 1).into_iter().map(|(b, _)| (a as u32, b)).collect()
         })
-    }
-}
-
-/// The tables of a [`MultiIndex`] built at once over a batch of codes, for
-/// [`MultiIndex::pairs`]: per substring, the code numbers ordered by the
-/// substring's value, and where each value's run starts, addressed directly
-/// by its top bits. A probe is two adjacent loads from that array instead of
-/// a hash map lookup and a list behind it; at a radius of 33 bits a query
-/// makes over a thousand probes, and they were most of the semantic stage's
-/// time.
-struct Frozen<'c> {
-    index: &'c MultiIndex,
-    codes: &'c [&'c [u64]],
-    /// Bits of a substring's value that address `starts`.
-    top: u32,
-    /// Per substring: `2^top + 1` offsets into `values` and `docs`.
-    starts: Vec<Vec<u32>>,
-    /// Per substring: each code's substring value and number, by value.
-    values: Vec<Vec<u32>>,
-    docs: Vec<Vec<u32>>,
-}
-
-impl<'c> Frozen<'c> {
-    fn new(codes: &'c [&'c [u64]], index: &'c MultiIndex) -> Self {
-        let top = index.substring_bits.min(16);
-        let (mut starts, mut values, mut docs) = (Vec::new(), Vec::new(), Vec::new());
-        for s in 0..index.substrings {
-            let mut by_value: Vec<(u32, u32)> =
-                codes.iter().enumerate().map(|(d, c)| (index.substring(c, s) as u32, d as u32)).collect();
-            by_value.sort_unstable();
-            let mut start = vec![0u32; (1 << top) + 1];
-            for &(v, _) in &by_value {
-                start[(v >> (index.substring_bits - top)) as usize + 1] += 1;
-            }
-            for i in 1..start.len() {
-                start[i] += start[i - 1];
-            }
-            starts.push(start);
-            values.push(by_value.iter().map(|p| p.0).collect());
-            docs.push(by_value.iter().map(|p| p.1).collect());
-        }
-        Frozen { index, codes, top, starts, values, docs }
-    }
-
-    /// Codes numbered `first` or above within the radius of `code`.
-    fn within(&self, code: &[u64], first: u32) -> Vec<u32> {
-        let index = self.index;
-        let shift = index.substring_bits - self.top;
-        let mut seen: Vec<u32> = Vec::new();
-        for s in 0..index.substrings as usize {
-            let (starts, values, docs) = (&self.starts[s], &self.values[s], &self.docs[s]);
-            for_each_within(index.substring(code, s as u32), index.substring_bits, index.probe, &mut |v| {
-                let at = (v >> shift) as usize;
-                let run = starts[at] as usize..starts[at + 1] as usize;
-                // Same value: a run sorted by number. Wider substrings share a run by their top bits.
-                let same = run.clone().filter(|&i| values[i] as u64 == v);
-                seen.extend(same.map(|i| docs[i]).filter(|&d| d >= first));
-            });
-        }
-        seen.sort_unstable();
-        seen.dedup();
-        seen.retain(|&d| hamming(self.codes[d as usize], code) <= index.radius);
-        seen
     }
 }
 
