@@ -75,3 +75,26 @@ fn every_member_is_a_duplicate_of_its_representative() {
     }
     assert_ne!(outcome.docs[0].cluster, outcome.docs[4].cluster, "the ends of the chain stay apart");
 }
+
+/// A pair's verdict must not depend on which text comes first. The `dedup`
+/// fuzz target found two pairs (`fuzz/crashes/dedup-asymmetric-*`, decoded
+/// as the target does: lossy UTF-8, the first line a configuration, the next
+/// two non-empty lines the texts) whose word alignment leaves a residue one
+/// way round and none the other, so `compare(a, b)` says `near` and
+/// `compare(b, a)` says `none`. Open: ignored until the alignment is made
+/// symmetric and that change is measured on the natural, stress and Bible
+/// data (`cargo test --test precision -- --ignored` shows it).
+#[test]
+#[ignore = "open: asymmetric word alignment found by fuzzing (fuzz/README.md)"]
+fn a_verdict_does_not_depend_on_the_order_of_the_pair() {
+    let deduper = Deduper::new(Config::default()).unwrap();
+    for input in [
+        &include_bytes!("../fuzz/crashes/dedup-asymmetric-1")[..],
+        &include_bytes!("../fuzz/crashes/dedup-asymmetric-2")[..],
+    ] {
+        let text = String::from_utf8_lossy(input);
+        let docs: Vec<&str> = text.split('\n').skip(1).filter(|l| !l.trim().is_empty()).take(2).collect();
+        let both = deduper.compare(&[(docs[0], docs[1]), (docs[1], docs[0])]).unwrap();
+        assert_eq!(both[0].0.relation, both[1].0.relation, "{:?} / {:?}", docs[0], docs[1]);
+    }
+}
