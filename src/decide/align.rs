@@ -303,7 +303,22 @@ impl WordStats {
 }
 
 /// Aligns two texts and weighs what stays unmatched.
+///
+/// The alignment breaks ties by order (which common subsequence, which of
+/// two fitting words is paired), so it always runs with the texts in one
+/// order, that of their word hashes: swapping the texts swaps the residues
+/// and nothing else, and a pair's verdict does not depend on which text
+/// came first.
 pub fn differences(a: &Words, b: &Words) -> Differences {
+    if a.tokens.iter().map(|t| t.hash).gt(b.tokens.iter().map(|t| t.hash)) {
+        let d = aligned(b, a);
+        return Differences { residue_a: d.residue_b, residue_b: d.residue_a, ..d };
+    }
+    aligned(a, b)
+}
+
+/// [`differences`] with the texts in the order given.
+fn aligned(a: &Words, b: &Words) -> Differences {
     let (mut ta, mut tb) = (a.tokens.clone(), b.tokens.clone());
     // Roles count when both texts have as many direction words: in "but to
     // our God" / "unto our God" every word would otherwise change side.
@@ -524,6 +539,35 @@ mod tests {
         assert!(d.replaced() > 0.8, "{d:?}");
         let wrapper = differences("python sdk for aws eventbridge", "python sdk for aws eventbridge for react", &stats);
         assert!(wrapper.replaced() == 0.0 && wrapper.added() < d.added(), "{wrapper:?}");
+    }
+
+    /// Ties (which common subsequence, which of two fitting words) are
+    /// broken by order; swapping two texts must only swap their residues.
+    #[test]
+    fn swapping_the_texts_swaps_the_residues() {
+        let stats = corpus();
+        let vocabulary = [
+            "python", "pyhton", "sdk", "for", "to", "aws", "server", "sever", "servers", "react", "preact",
+            "parse", "parses", "node", "js", "nodejs", "n1", "n2", "wrapper", "wraper",
+        ];
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut text = || {
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let len = 1 + next() % 7;
+            (0..len).map(|_| vocabulary[(next() % vocabulary.len() as u64) as usize]).collect::<Vec<_>>().join(" ")
+        };
+        let texts: Vec<String> = (0..150).map(|_| text()).collect();
+        for a in &texts {
+            for b in &texts {
+                let (ab, ba) = (differences(a, b, &stats), differences(b, a, &stats));
+                assert_eq!((ab.matched, ab.residue_a, ab.residue_b), (ba.matched, ba.residue_b, ba.residue_a), "{a:?} / {b:?}");
+            }
+        }
     }
 
     #[test]
