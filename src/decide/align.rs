@@ -547,8 +547,8 @@ mod tests {
     fn swapping_the_texts_swaps_the_residues() {
         let stats = corpus();
         let vocabulary = [
-            "python", "pyhton", "sdk", "for", "to", "aws", "server", "sever", "servers", "react", "preact",
-            "parse", "parses", "node", "js", "nodejs", "n1", "n2", "wrapper", "wraper",
+            "python", "pyhton", "sdk", "for", "to", "aws", "server", "sever", "servers", "react", "preact", "parse",
+            "parses", "node", "js", "nodejs", "n1", "n2", "wrapper", "wraper",
         ];
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let mut text = || {
@@ -565,7 +565,11 @@ mod tests {
         for a in &texts {
             for b in &texts {
                 let (ab, ba) = (differences(a, b, &stats), differences(b, a, &stats));
-                assert_eq!((ab.matched, ab.residue_a, ab.residue_b), (ba.matched, ba.residue_b, ba.residue_a), "{a:?} / {b:?}");
+                assert_eq!(
+                    (ab.matched, ab.residue_a, ab.residue_b),
+                    (ba.matched, ba.residue_b, ba.residue_a),
+                    "{a:?} / {b:?}"
+                );
             }
         }
     }
