@@ -645,6 +645,9 @@ fn the_static_embedder_trains_its_projection_and_runs_the_semantic_stage_without
     std::fs::remove_file(own.join("static-128.bin")).unwrap();
     let o = semhash(&["dedup", SAMPLE, "--semantic", "--embedder", "static", "--models", own.to_str().unwrap()]);
     assert!(!o.status.success() && stderr(&o).contains("static-128.bin"), "{}", stderr(&o));
+    // Without the semantic stage the embedder would do nothing: refused, not ignored.
+    let o = semhash(&["dedup", SAMPLE, "--embedder", "static"]);
+    assert!(!o.status.success() && stderr(&o).contains("add --semantic"), "{}", stderr(&o));
 }
 
 #[test]

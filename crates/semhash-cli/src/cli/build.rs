@@ -128,26 +128,28 @@ impl EmbedderKind {
     }
 }
 
+/// The static table and its tokenizer, from `models`.
+fn static_files(models: &Path) -> Result<(Vec<u8>, Vec<u8>)> {
+    Ok((model_file(models, "static-128.bin")?, model_file(models, "tokenizer.json")?))
+}
+
 /// The static table's embedder (the student's is [`ModelFiles::encoder`]).
 pub(crate) fn static_embedder(models: &Path) -> Result<semhash::encoder::static_table::StaticEmbedder> {
-    semhash::encoder::static_table::StaticEmbedder::from_bytes(
-        &model_file(models, "static-128.bin")?,
-        &model_file(models, "tokenizer.json")?,
-    )
+    let (table, tokenizer) = static_files(models)?;
+    semhash::encoder::static_table::StaticEmbedder::from_bytes(&table, &tokenizer)
 }
 
 /// The semantic stage the flags name; `files` are the student's, read when it runs.
 fn semantic_stage(s: &SemanticArgs, files: Option<&ModelFiles>) -> Result<semhash::semantic::Stage> {
     let models = &s.models.models;
     let projection = s.projection.clone().unwrap_or_else(|| s.embedder.embedder.projection(models));
-    match (s.embedder.embedder, files) {
-        (EmbedderKind::Student, files) => files.expect("read for the student").stage(models, &projection),
-        (EmbedderKind::Static, _) => semhash::encoder::static_table::static_stage(
-            &model_file(models, "static-128.bin")?,
-            &model_file(models, "tokenizer.json")?,
-            &read_model_file(&projection)?,
-        )
-        .map_err(|e| Error::Config(format!("loading the static semantic stage from {}: {e}", models.display()))),
+    match s.embedder.embedder {
+        EmbedderKind::Student => files.expect("read for the student").stage(models, &projection),
+        EmbedderKind::Static => {
+            let (table, tokenizer) = static_files(models)?;
+            semhash::encoder::static_table::static_stage(&table, &tokenizer, &read_model_file(&projection)?)
+                .map_err(|e| Error::Config(format!("loading the static semantic stage from {}: {e}", models.display())))
+        }
     }
 }
 
@@ -251,6 +253,15 @@ pub(crate) fn deduper(args: &PipelineArgs) -> Result<Deduper> {
 /// The pipeline of `config`, its model files found as `args` say.
 fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let (s, e) = (&args.semantic, config.semantic.clone());
+    // Only the semantic stage embeds: a static embedder without it would
+    // silently run the lexical pipeline the user did not ask for.
+    if s.embedder.embedder == EmbedderKind::Static && !e.enabled {
+        return Err(Error::Config(
+            "--embedder static chooses the semantic stage's embedder, and the semantic stage is off: add --semantic \
+             (or semantic.enabled in --config)"
+                .into(),
+        ));
+    }
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
     let student = e.enabled && s.embedder.embedder == EmbedderKind::Student;
     let files =
