@@ -84,6 +84,10 @@ pub struct RunStats {
     pub semantic_accepted_pairs: u64,
     /// Hamming radius of semantic blocking.
     pub semantic_radius: Option<u32>,
+    /// What the verifier did ([`Deduper::with_verifier`]), when there is one.
+    #[cfg(feature = "encoder")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub semantic_verified: Option<Verified>,
     /// Second opinions asked for, with a judge.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge: Option<crate::judge::JudgeStats>,
@@ -110,6 +114,42 @@ pub struct Outcome {
     /// Counts and timings.
     pub stats: RunStats,
 }
+
+/// A second, more exact embedder for the semantic pairs the stage's own is
+/// unsure of ([`Deduper::with_verifier`]).
+#[cfg(feature = "encoder")]
+#[derive(Clone)]
+pub struct Verifier {
+    /// The more exact embedder (the student, behind the static table) with
+    /// its own hyperplanes.
+    pub stage: Stage,
+    /// Share of a run's documents it may embed, in [0, 1].
+    pub budget: f32,
+}
+
+/// What a [`Verifier`] did in one run.
+#[cfg(feature = "encoder")]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Verified {
+    /// Semantic pairs within [`VERIFY_MARGINS`] of the decision.
+    pub unsure_pairs: u64,
+    /// Of those, pairs decided again on the verifier's embeddings (both
+    /// texts within the budget).
+    pub pairs: u64,
+    /// Of those, pairs whose verdict changed.
+    pub changed: u64,
+    /// Texts the verifier embedded.
+    pub embedded: u64,
+    /// The documents of the run: `embedded` is at most `budget` of them.
+    pub documents: u64,
+}
+
+/// Cosine steps, nearest first, by which a semantic pair's verdict may flip
+/// and still count as unsure: the static table's cosines stray from the
+/// student's by about a tenth, so a pair further than that from the
+/// decision is left to the table.
+#[cfg(feature = "encoder")]
+pub const VERIFY_MARGINS: [f32; 3] = [0.02, 0.05, 0.1];
 
 /// A configured pipeline.
 ///
@@ -149,6 +189,8 @@ pub struct Deduper {
     blocker: Blocker,
     fingerprint: Fingerprint,
     semantic: Option<Stage>,
+    #[cfg(feature = "encoder")]
+    verifier: Option<Verifier>,
     judge: Option<crate::judge::Stage>,
     #[cfg(not(target_arch = "wasm32"))]
     checkpoints: Option<Box<dyn Checkpoints>>,
@@ -173,6 +215,8 @@ impl Deduper {
             blocker,
             fingerprint,
             semantic: None,
+            #[cfg(feature = "encoder")]
+            verifier: None,
             judge: None,
             #[cfg(not(target_arch = "wasm32"))]
             checkpoints: None,
@@ -187,6 +231,26 @@ impl Deduper {
         self.semantic = Some(stage);
         self.config.semantic.enabled = true;
         self
+    }
+
+    /// Adds a verifier behind the semantic stage: the semantic pairs whose
+    /// verdict would flip if their cosine moved by [`VERIFY_MARGINS`] are
+    /// embedded again by `verifier` (nearest the decision first, as long as
+    /// the texts it embeds stay within its budget of the run's documents)
+    /// and decided on its embeddings. The paper's cascade: the static table
+    /// for every text, the student for the few pairs that need it. The
+    /// signatures keep the stage's sketches, so the fingerprint is unchanged.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for a budget outside [0, 1].
+    #[cfg(feature = "encoder")]
+    pub fn with_verifier(mut self, verifier: Verifier) -> Result<Self> {
+        if !(0.0..=1.0).contains(&verifier.budget) {
+            return Err(Error::Config(format!("the verifier's budget must be in [0, 1], got {}", verifier.budget)));
+        }
+        self.verifier = Some(verifier);
+        Ok(self)
     }
 
     /// Keeps finished work of `dedup` in `checkpoints` (the semantic stage's
@@ -627,8 +691,18 @@ impl Deduper {
         // Pairs of positions in `distinct`, as the lexical stage has them.
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
-        let mut verdicts: Vec<Verdict> = crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
+        #[cfg(not(feature = "encoder"))]
+        let mut verdicts: Vec<Verdict> = crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
+        #[cfg(feature = "encoder")]
+        let mut verdicts: Vec<Verdict> = {
+            let mut decided = crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b));
+            if let Some(verifier) = &self.verifier {
+                let verified = self.verify(verifier, &pairs, &mut decided, sigs, words, text, docs.len(), progress)?;
+                stats.semantic_verified = Some(verified);
+            }
+            decided.into_iter().map(|(v, _)| v).collect()
+        };
         let judged =
             self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
         Self::count_judged(stats, judged);
@@ -641,6 +715,74 @@ impl Deduper {
     fn verdict_of(&self, sigs: &[Signature], words: &[Option<Words>], a: u32, b: u32) -> (Verdict, PairSignals) {
         let (a, b) = (a as usize, b as usize);
         self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref()))
+    }
+
+    /// The [`Verifier`]'s second look at `decided`, the verdicts and signals
+    /// of semantic `pairs` (positions in `sigs`, whose texts `text` gives);
+    /// `documents` sets the budget.
+    #[cfg(feature = "encoder")]
+    #[allow(clippy::too_many_arguments)]
+    fn verify<'t>(
+        &self,
+        verifier: &Verifier,
+        pairs: &[(u32, u32)],
+        decided: &mut [(Verdict, PairSignals)],
+        sigs: &[Signature],
+        words: &[Option<Words>],
+        text: impl Fn(u32) -> &'t str,
+        documents: usize,
+        progress: &dyn Progress,
+    ) -> Result<Verified> {
+        let decide = &self.config.decide;
+        // The nearest margin at which moving the cosine flips the verdict.
+        let flips_within = |s: &PairSignals| {
+            let cosine = s.cosine?;
+            let at = |c: f32| decide.decide(&PairSignals { cosine: Some(c), ..*s }).relation.is_duplicate();
+            VERIFY_MARGINS.iter().position(|&m| at(cosine + m) != at(cosine - m))
+        };
+        let mut unsure: Vec<(usize, usize)> =
+            decided.iter().enumerate().filter_map(|(i, (_, s))| Some((flips_within(s)?, i))).collect();
+        unsure.sort_unstable();
+        let allowed = (verifier.budget as f64 * documents as f64) as usize;
+        // Texts to embed, by position in `sigs`, and their order of embedding.
+        let mut chosen: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        let mut checked = Vec::new();
+        for &(_, i) in &unsure {
+            let (a, b) = pairs[i];
+            // `compare` may hold a text paired with itself.
+            let new = !chosen.contains_key(&a) as usize + (a != b && !chosen.contains_key(&b)) as usize;
+            if chosen.len() + new <= allowed {
+                for k in [a, b] {
+                    let next = chosen.len();
+                    chosen.entry(k).or_insert(next);
+                }
+                checked.push(i);
+            }
+        }
+        let mut texts = vec![""; chosen.len()];
+        chosen.iter().for_each(|(&k, &at)| texts[at] = text(k));
+        progress.stage("verify", texts.len() as u64);
+        let sketches = verifier.stage.sketch(&texts, progress)?;
+        let again = |k: u32| {
+            let mut sig = sigs[k as usize].clone();
+            sig.semantic = Some(sketches[chosen[&k]].clone());
+            sig
+        };
+        let mut changed = 0;
+        for &i in &checked {
+            let (a, b) = pairs[i];
+            let pair = words[a as usize].as_ref().zip(words[b as usize].as_ref());
+            let (verdict, signals) = self.verdict(&again(a), &again(b), pair);
+            changed += (verdict.relation != decided[i].0.relation) as u64;
+            decided[i] = (verdict, signals);
+        }
+        Ok(Verified {
+            unsure_pairs: unsure.len() as u64,
+            pairs: checked.len() as u64,
+            changed,
+            embedded: chosen.len() as u64,
+            documents: documents as u64,
+        })
     }
 
     /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
@@ -731,7 +873,14 @@ impl Deduper {
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
         let normalized: Vec<&str> = prepared.iter().map(|p| p.normalized.as_str()).collect();
         let words = self.read_short(&normalized, &sigs);
-        Ok(crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b)))
+        #[allow(unused_mut)]
+        let mut decided = crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
+        #[cfg(feature = "encoder")]
+        if let Some(verifier) = &self.verifier {
+            let text = |k: u32| texts[k as usize];
+            self.verify(verifier, &pair_ids, &mut decided, &sigs, &words, text, texts.len(), &Silent)?;
+        }
+        Ok(decided)
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts

@@ -69,16 +69,19 @@ fn importance_covers_the_words_and_long_texts_use_every_window() {
     assert!(cosine(&windows.embedding, &physics.embedding) > cosine(&first.embedding, &physics.embedding));
 }
 
-fn semantic_deduper() -> semhash::Deduper {
+fn student_stage() -> semhash::semantic::Stage {
     let read = |name: &str| std::fs::read(format!("{}/{name}", models())).expect(name);
-    let stage = semhash::encoder::semantic_stage(
+    semhash::encoder::semantic_stage(
         &read("student.onnx"),
         &read("tokenizer.json"),
         &read("sph-128.bin"),
         &EncoderConfig::default(),
     )
-    .unwrap();
-    semhash::Deduper::new(semhash::Config::default()).unwrap().with_semantic(stage)
+    .unwrap()
+}
+
+fn semantic_deduper() -> semhash::Deduper {
+    semhash::Deduper::new(semhash::Config::default()).unwrap().with_semantic(student_stage())
 }
 
 /// Verse pairs from two independent Bible translations (public domain): the
@@ -287,4 +290,42 @@ fn static_deduper() -> semhash::Deduper {
     )
     .unwrap();
     semhash::Deduper::new(semhash::Config::default()).unwrap().with_semantic(stage)
+}
+
+/// The cascade (`Deduper::with_verifier`): every pair keeps the static
+/// table's verdict or takes the student's, the student decides some of them
+/// when it may embed every text and none when it may embed none, and it
+/// never embeds more than its budget of the documents.
+#[test]
+fn the_cascade_hands_the_pairs_the_table_is_unsure_of_to_the_student() {
+    use semhash::pipeline::Verifier;
+    use semhash::{util::Silent, Document};
+    let texts: Vec<&str> = PARAPHRASES.iter().flat_map(|&(a, b)| [a, b]).chain(UNRELATED).collect();
+    let pairs: Vec<(&str, &str)> = (0..texts.len())
+        .flat_map(|i| (i + 1..texts.len()).map(move |j| (i, j)))
+        .map(|(i, j)| (texts[i], texts[j]))
+        .collect();
+    let cascade = |budget| static_deduper().with_verifier(Verifier { stage: student_stage(), budget }).unwrap();
+    let table = static_deduper().compare(&pairs).unwrap();
+    let student = semantic_deduper().compare(&pairs).unwrap();
+    let decided =
+        |d: &[(semhash::decide::Verdict, semhash::decide::PairSignals)], i: usize| (d[i].0.relation, d[i].1.cosine);
+
+    let none = cascade(0.0).compare(&pairs).unwrap();
+    assert!((0..pairs.len()).all(|i| decided(&none, i) == decided(&table, i)), "a budget of 0 embeds nothing");
+    let all = cascade(1.0).compare(&pairs).unwrap();
+    let mut by_student = 0;
+    for i in 0..pairs.len() {
+        let got = decided(&all, i);
+        assert!(got == decided(&table, i) || got == decided(&student, i), "pair {i}: {got:?}");
+        by_student += (got == decided(&student, i) && got != decided(&table, i)) as usize;
+    }
+    assert!(by_student > 0, "no pair was handed to the student");
+
+    let docs: Vec<Document> =
+        texts.iter().enumerate().map(|(i, t)| Document { id: i.to_string(), text: t.to_string() }).collect();
+    let outcome = cascade(0.2).dedup(&docs, &Silent).unwrap();
+    let verified = outcome.stats.semantic_verified.expect("a verifier reports");
+    assert!(verified.embedded > 0 && verified.embedded as f64 <= 0.2 * docs.len() as f64, "{verified:?}");
+    assert_eq!(verified.documents, docs.len() as u64);
 }

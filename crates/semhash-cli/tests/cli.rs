@@ -651,6 +651,33 @@ fn the_static_embedder_trains_its_projection_and_runs_the_semantic_stage_without
 }
 
 #[test]
+fn the_cascade_reports_what_the_student_embedded_and_is_refused_where_it_cannot_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");
+    let (out, report) = (dir.path().join("out.jsonl"), dir.path().join("report.json"));
+    let args = ["dedup", SAMPLE, "-q", "-o", out.to_str().unwrap(), "--report", report.to_str().unwrap()];
+    let cascade = ["--semantic", "--embedder", "cascade", "--models", models, "--verify-budget", "0.1"];
+    let o = semhash(&[&args[..], &cascade].concat());
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(lines(&out).len(), 174);
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let verified = &report["counts"]["semantic_verified"];
+    let embedded = verified["embedded"].as_u64().expect("the report says what the student embedded");
+    assert!(embedded as f64 <= 0.1 * 174.0 && verified["documents"] == 174, "{verified}");
+    assert!(verified["pairs"].as_u64().unwrap() <= verified["unsure_pairs"].as_u64().unwrap(), "{verified}");
+
+    let o = semhash(&[&args[..], &["--semantic", "--embedder", "cascade", "--verify-budget", "2"]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("[0, 1]"), "{}", stderr(&o));
+    // A store keeps one embedder's signatures; train-sph trains one embedder's hyperplanes.
+    let store = dir.path().join("store");
+    let o = semhash(&["sign", SAMPLE, "--store", store.to_str().unwrap(), "--semantic", "--embedder", "cascade"]);
+    assert!(!o.status.success() && stderr(&o).contains("--embedder static"), "{}", stderr(&o));
+    let p = dir.path().join("sph.bin");
+    let o = semhash(&["train-sph", SAMPLE, "-o", p.to_str().unwrap(), "--models", models, "--embedder", "cascade"]);
+    assert!(!o.status.success() && stderr(&o).contains("student or static"), "{}", stderr(&o));
+}
+
+#[test]
 fn dedup_asks_the_local_judge_within_its_budget_and_reports_it() {
     let dir = tempfile::tempdir().unwrap();
     let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models");

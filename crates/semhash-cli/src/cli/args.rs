@@ -110,6 +110,10 @@ pub struct SemanticArgs {
     /// Cosine of the embeddings at or above which two documents are paraphrases, in (0, 1].
     #[arg(long, value_name = "T")]
     pub semantic_threshold: Option<f32>,
+    /// With --embedder cascade: the share of the documents the student may
+    /// embed, in [0, 1].
+    #[arg(long, value_name = "SHARE", default_value_t = 0.05)]
+    pub verify_budget: f32,
     /// Weigh word shingles by the encoder's attention as well as IDF (runs
     /// the encoder on every distinct text before the lexical stages).
     #[arg(long)]
@@ -422,7 +426,9 @@ pub struct EmbedderArg {
     /// `student`: the distilled transformer (student.onnx), the most exact;
     /// `static`: the token table distilled from it (static-128.bin), a
     /// lookup per token, over a hundred times faster and less exact (see
-    /// the README).
+    /// the README); `cascade`: the static table for every text, and the
+    /// student for the pairs the table is unsure of, within --verify-budget
+    /// (dedup, compare and eval).
     #[arg(long, value_enum, default_value_t = EmbedderKind::Student, value_name = "KIND")]
     pub embedder: EmbedderKind,
 }
@@ -431,6 +437,7 @@ pub struct EmbedderArg {
 pub enum EmbedderKind {
     Student,
     Static,
+    Cascade,
 }
 
 /// How many threads a command runs on.

@@ -123,7 +123,7 @@ impl EmbedderKind {
     pub(crate) fn projection(self, models: &Path) -> PathBuf {
         models.join(match self {
             EmbedderKind::Student => "sph-128.bin",
-            EmbedderKind::Static => "sph-static-128.bin",
+            EmbedderKind::Static | EmbedderKind::Cascade => "sph-static-128.bin",
         })
     }
 }
@@ -145,7 +145,7 @@ fn semantic_stage(s: &SemanticArgs, files: Option<&ModelFiles>) -> Result<semhas
     let projection = s.projection.clone().unwrap_or_else(|| s.embedder.embedder.projection(models));
     match s.embedder.embedder {
         EmbedderKind::Student => files.expect("read for the student").stage(models, &projection),
-        EmbedderKind::Static => {
+        EmbedderKind::Static | EmbedderKind::Cascade => {
             let (table, tokenizer) = static_files(models)?;
             semhash::encoder::static_table::static_stage(&table, &tokenizer, &read_model_file(&projection)?)
                 .map_err(|e| Error::Config(format!("loading the static semantic stage from {}: {e}", models.display())))
@@ -255,15 +255,16 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let (s, e) = (&args.semantic, config.semantic.clone());
     // Only the semantic stage embeds: a static embedder without it would
     // silently run the lexical pipeline the user did not ask for.
-    if s.embedder.embedder == EmbedderKind::Static && !e.enabled {
+    if s.embedder.embedder != EmbedderKind::Student && !e.enabled {
         return Err(Error::Config(
-            "--embedder static chooses the semantic stage's embedder, and the semantic stage is off: add --semantic \
+            "--embedder chooses the semantic stage's embedder, and the semantic stage is off: add --semantic \
              (or semantic.enabled in --config)"
                 .into(),
         ));
     }
+    let cascade = s.embedder.embedder == EmbedderKind::Cascade;
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
-    let student = e.enabled && s.embedder.embedder == EmbedderKind::Student;
+    let student = e.enabled && s.embedder.embedder != EmbedderKind::Static;
     let files =
         (student || e.attention_weights || local_judge).then(|| ModelFiles::read(&s.models.models)).transpose()?;
     let judge = judge_stage(&config, files.as_ref())?;
@@ -279,7 +280,14 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     if !e.enabled {
         return Ok(deduper);
     }
-    Ok(deduper.with_semantic(semantic_stage(s, files.as_ref())?))
+    deduper = deduper.with_semantic(semantic_stage(s, files.as_ref())?);
+    if !cascade {
+        return Ok(deduper);
+    }
+    let models = &s.models.models;
+    let student =
+        files.as_ref().expect("read for the cascade").stage(models, &EmbedderKind::Student.projection(models))?;
+    deduper.with_verifier(semhash::pipeline::Verifier { stage: student, budget: s.verify_budget })
 }
 
 /// Opens the store to read, or to `write` (one writer at a time: waits up
@@ -295,6 +303,13 @@ pub(crate) fn open_store(
         return Err(Error::Config(
             "a judge (--judge, or judge in --config) works with dedup, compare and eval: a store keeps signatures, \
              not the texts a judge reads"
+                .into(),
+        ));
+    }
+    if pipeline_args.semantic.embedder.embedder == EmbedderKind::Cascade {
+        return Err(Error::Config(
+            "--embedder cascade works with dedup, compare and eval: a store keeps the static table's signatures, so \
+             sign and query with --embedder static"
                 .into(),
         ));
     }

@@ -12,6 +12,11 @@ pub(crate) fn train_sph(args: TrainSphArgs) -> Result<()> {
     let embedder: Box<dyn semhash::semantic::Embedder> = match args.embedder.embedder {
         EmbedderKind::Student => Box::new(ModelFiles::read(models)?.encoder()?),
         EmbedderKind::Static => Box::new(static_embedder(models)?),
+        EmbedderKind::Cascade => {
+            return Err(Error::Config(
+                "train-sph trains one embedder's hyperplanes: --embedder student or static".into(),
+            ))
+        }
     };
     let loaded = read_docs(&args.input, &Deduper::new(Config::default())?)?;
     let texts: Vec<&str> = spread(&loaded.docs, args.sample).into_iter().map(|d| d.text.as_str()).collect();
