@@ -145,9 +145,10 @@ pub struct Verified {
 }
 
 /// Cosine steps, nearest first, by which a semantic pair's verdict may flip
-/// and still count as unsure: the static table's cosines stray from the
-/// student's by about a tenth, so a pair further than that from the
-/// decision is left to the table.
+/// and still count as unsure. On the labelled package-description pairs
+/// whose static-table cosine is 0.7 or more, the table's and the student's
+/// cosines differ by 0.049 at the median and 0.13 at the 90th percentile,
+/// so a pair further than a tenth from the decision is left to the table.
 #[cfg(feature = "encoder")]
 pub const VERIFY_MARGINS: [f32; 3] = [0.02, 0.05, 0.1];
 
