@@ -27,13 +27,18 @@ export function bind(wasm, exports, platform = {}) {
    * Loads the semantic model (full build only) from the folder URL (or, in
    * Node, path) that serves its files: `student.onnx`, `tokenizer.json` and
    * `sph-128.bin`, or with `embedder: "static"` `static-128.bin`,
-   * `tokenizer.json` and `sph-static-128.bin`; fetched once, then read from
-   * the Cache API.
+   * `tokenizer.json` and `sph-static-128.bin`, or with `embedder: "cascade"`
+   * all five (the student embeds at most `verifyBudget` of a run's
+   * documents, default 0.05); fetched once, then read from the Cache API.
    */
   async function loadModel(base, options = {}) {
     if (!semantic) throw new Error('this is the lite build (no encoder): import "semhash-llm/full" for a semantic model');
     const files = await fetchModelFiles(base, { readLocal: platform.readLocal, ...options });
-    return options.embedder === "static" ? wasm.SemanticModel.staticTable(...files) : new wasm.SemanticModel(...files);
+    switch (options.embedder) {
+      case "static": return wasm.SemanticModel.staticTable(...files);
+      case "cascade": return wasm.SemanticModel.cascade(...files, options.verifyBudget ?? 0.05);
+      default: return new wasm.SemanticModel(...files);
+    }
   }
 
   /** Incremental de-duplication whose signatures live in a `SignatureStore`. */

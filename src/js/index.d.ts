@@ -115,12 +115,15 @@ export interface SemanticModel {
  * `student.onnx`, `tokenizer.json` and `sph-128.bin` (the student, the
  * default), or with `embedder: "static"` `static-128.bin`, `tokenizer.json`
  * and `sph-static-128.bin` (the static table: a lookup per token, far faster
- * and less exact); fetched once, then read from the Cache API. The lite build
+ * and less exact), or with `embedder: "cascade"` all five (the table for
+ * every text; the student, within `verifyBudget` of a run's documents,
+ * default 0.05, for the pairs the table is unsure of, in `dedup` and
+ * `compare`); fetched once, then read from the Cache API. The lite build
  * throws: it has no encoder.
  */
 export function loadModel(
   base: string | URL,
-  options?: { embedder?: "student" | "static"; cacheName?: string },
+  options?: { embedder?: "student" | "static" | "cascade"; verifyBudget?: number; cacheName?: string },
 ): Promise<SemanticModel>;
 
 export class SemHash {

@@ -15,6 +15,8 @@
 export const MODEL_FILES = {
   student: ["student.onnx", "tokenizer.json", "sph-128.bin"],
   static: ["static-128.bin", "tokenizer.json", "sph-static-128.bin"],
+  // The table for every text, the student for the pairs the table is unsure of.
+  cascade: ["static-128.bin", "tokenizer.json", "sph-static-128.bin", "student.onnx", "tokenizer.json", "sph-128.bin"],
 };
 /** Cache API name; a new model under the same URL needs a new name (or `cache.delete`). */
 export const MODEL_CACHE = "semhash-llm-models-v1";
@@ -55,7 +57,7 @@ function parseSums(bytes) {
  */
 export async function fetchModelFiles(base, { embedder = "student", cacheName = MODEL_CACHE, readLocal } = {}) {
   const names = MODEL_FILES[embedder];
-  if (!names) throw new Error(`unknown embedder ${JSON.stringify(embedder)}: "student" or "static"`);
+  if (!names) throw new Error(`unknown embedder ${JSON.stringify(embedder)}: "student", "static" or "cascade"`);
   const folder = String(base).endsWith("/") ? String(base) : `${base}/`;
   const urlOf = (name) => new URL(name, new URL(folder, globalThis.location?.href ?? "file:///"));
   const read = (url) => {

@@ -3,7 +3,8 @@
 // codes agree with the native build's (tests/vectors/semantic.json) on at
 // least 99.9% of bits (the static table's, tests/vectors/static.json: all of
 // them), and the semantic stage finds paraphrases that the lexical stages
-// miss, in `query` over a store and in `dedup`, with either embedder.
+// miss, in `query` over a store and in `dedup`, with either embedder (and
+// the cascade of the two).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -87,6 +88,25 @@ for (const [embedder, semanticModel] of [["student", model], ["static", staticMo
   assert.notEqual(by.other0.cluster, by.other1.cluster);
   assert.equal(stats.semantic_encoded, docs.length);
   assert.ok(stages.has("embed"), [...stages].join());
+});
+
+test("the cascade hands the student the pairs the table is unsure of, within its budget", async () => {
+  const docs = [
+    ...PARAPHRASES.flatMap(([a, b], i) => [{ id: `kjv${i}`, text: a }, { id: `web${i}`, text: b }]),
+    ...UNRELATED.map((text, i) => ({ id: `other${i}`, text })),
+  ];
+  for (const verifyBudget of [0.5, 0]) {
+    const cascade = await full.loadModel(models, { embedder: "cascade", verifyBudget });
+    const semhash = await full.SemHash.open({ store: null, model: cascade });
+    const { stats } = semhash.dedup(docs);
+    const verified = stats.semantic_verified;
+    assert.ok(verified.embedded <= verifyBudget * docs.length, JSON.stringify(verified));
+    assert.equal(verified.documents, docs.length);
+    if (verifyBudget === 0) assert.equal(verified.pairs, 0);
+    else assert.ok(verified.embedded > 0, JSON.stringify(verified));
+  }
+  const cascade = await full.loadModel(models, { embedder: "cascade", verifyBudget: 2 });
+  await assert.rejects(full.SemHash.open({ store: null, model: cascade }), /budget must be in \[0, 1\]/);
 });
 
 test("wrong model files and the lite build's loadModel are refused with clear errors", async () => {

@@ -171,14 +171,15 @@ impl Deduper {
         stored: JsValue,
         record: Option<bool>,
     ) -> Result<Deduper, JsError> {
-        Self::open(config, stored, record, Some(model.stage.clone()))
+        Self::open(config, stored, record, Some(model))
     }
 
     fn open(
         config: JsValue,
         stored: JsValue,
         record: Option<bool>,
-        semantic: Option<semhash::semantic::Stage>,
+        #[cfg(feature = "full")] semantic: Option<&SemanticModel>,
+        #[cfg(not(feature = "full"))] semantic: Option<std::convert::Infallible>,
     ) -> Result<Deduper, JsError> {
         let config = if config.is_undefined() || config.is_null() {
             Config::default()
@@ -217,9 +218,14 @@ impl Deduper {
                 "the configuration asks for the semantic stage (semantic.enabled): open with withSemantic(model), in the full build".into(),
             ));
         }
+        #[allow(unused_mut)]
         let mut deduper = semhash::Deduper::new(config).map_err(fail)?;
-        if let Some(stage) = semantic {
-            deduper = deduper.with_semantic(stage);
+        #[cfg(feature = "full")]
+        if let Some(model) = semantic {
+            deduper = deduper.with_semantic(model.stage.clone());
+            if let Some(verifier) = &model.verifier {
+                deduper = deduper.with_verifier(verifier.clone()).map_err(fail)?;
+            }
         }
         let store =
             if record == Some(false) { HostStore::unrecorded() } else { HostStore::preloaded(signatures, stats) };
@@ -353,6 +359,8 @@ impl Deduper {
 #[wasm_bindgen]
 pub struct SemanticModel {
     stage: semhash::semantic::Stage,
+    /// The student behind the static table, in a cascade.
+    verifier: Option<semhash::pipeline::Verifier>,
 }
 
 #[cfg(feature = "full")]
@@ -365,7 +373,7 @@ impl SemanticModel {
     pub fn new(onnx: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
         let stage =
             semhash::encoder::semantic_stage(onnx, tokenizer_json, projection, &Default::default()).map_err(fail)?;
-        Ok(SemanticModel { stage })
+        Ok(SemanticModel { stage, verifier: None })
     }
 
     /// The static table's model from its three files' bytes (as `loadModel`
@@ -374,7 +382,28 @@ impl SemanticModel {
     #[wasm_bindgen(js_name = staticTable)]
     pub fn static_table(table: &[u8], tokenizer_json: &[u8], projection: &[u8]) -> Result<SemanticModel, JsError> {
         let stage = semhash::encoder::static_table::static_stage(table, tokenizer_json, projection).map_err(fail)?;
-        Ok(SemanticModel { stage })
+        Ok(SemanticModel { stage, verifier: None })
+    }
+
+    /// The cascade (as `loadModel` with `embedder: "cascade"` fetches its
+    /// files): the static table embeds every text, and the student, within
+    /// `budget` (a share of a run's documents), the texts of the pairs the
+    /// table is unsure of, which are then decided on its embeddings (in
+    /// `dedup` and `compare`; a store keeps the table's signatures).
+    #[allow(clippy::too_many_arguments)]
+    pub fn cascade(
+        table: &[u8],
+        table_tokenizer: &[u8],
+        table_projection: &[u8],
+        onnx: &[u8],
+        tokenizer_json: &[u8],
+        projection: &[u8],
+        budget: f32,
+    ) -> Result<SemanticModel, JsError> {
+        let student = SemanticModel::new(onnx, tokenizer_json, projection)?.stage;
+        let mut model = SemanticModel::static_table(table, table_tokenizer, table_projection)?;
+        model.verifier = Some(semhash::pipeline::Verifier { stage: student, budget });
+        Ok(model)
     }
 
     /// The code of each text as a hex string of its 64-bit words, low word first.
