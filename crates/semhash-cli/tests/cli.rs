@@ -668,6 +668,9 @@ fn the_cascade_reports_what_the_student_embedded_and_is_refused_where_it_cannot_
 
     let o = semhash(&[&args[..], &["--semantic", "--embedder", "cascade", "--verify-budget", "2"]].concat());
     assert!(!o.status.success() && stderr(&o).contains("[0, 1]"), "{}", stderr(&o));
+    // A budget without the cascade would do nothing: refused, not ignored.
+    let o = semhash(&[&args[..], &["--semantic", "--embedder", "static", "--verify-budget", "0.1"]].concat());
+    assert!(!o.status.success() && stderr(&o).contains("add --embedder cascade"), "{}", stderr(&o));
     // A store keeps one embedder's signatures; train-sph trains one embedder's hyperplanes.
     let store = dir.path().join("store");
     let o = semhash(&["sign", SAMPLE, "--store", store.to_str().unwrap(), "--semantic", "--embedder", "cascade"]);

@@ -111,9 +111,9 @@ pub struct SemanticArgs {
     #[arg(long, value_name = "T")]
     pub semantic_threshold: Option<f32>,
     /// With --embedder cascade: the share of the documents the student may
-    /// embed, in [0, 1].
-    #[arg(long, value_name = "SHARE", default_value_t = 0.05)]
-    pub verify_budget: f32,
+    /// embed, in [0, 1] (default 0.05).
+    #[arg(long, value_name = "SHARE")]
+    pub verify_budget: Option<f32>,
     /// Weigh word shingles by the encoder's attention as well as IDF (runs
     /// the encoder on every distinct text before the lexical stages).
     #[arg(long)]

@@ -263,6 +263,9 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
         ));
     }
     let cascade = s.embedder.embedder == EmbedderKind::Cascade;
+    if s.verify_budget.is_some() && !cascade {
+        return Err(Error::Config("--verify-budget is the cascade's: add --embedder cascade".into()));
+    }
     let local_judge = matches!(&config.judge, Some(JudgeConfig { judge: JudgeWrapper::Local(_), .. }));
     let student = e.enabled && s.embedder.embedder != EmbedderKind::Static;
     let files =
@@ -287,7 +290,7 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let models = &s.models.models;
     let student =
         files.as_ref().expect("read for the cascade").stage(models, &EmbedderKind::Student.projection(models))?;
-    deduper.with_verifier(semhash::pipeline::Verifier { stage: student, budget: s.verify_budget })
+    deduper.with_verifier(semhash::pipeline::Verifier { stage: student, budget: s.verify_budget.unwrap_or(0.05) })
 }
 
 /// Opens the store to read, or to `write` (one writer at a time: waits up
