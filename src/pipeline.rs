@@ -127,6 +127,13 @@ pub struct Verifier {
     pub budget: f32,
 }
 
+#[cfg(feature = "encoder")]
+impl Verifier {
+    /// The budget when none is given: the student embeds at most one
+    /// document in twenty.
+    pub const DEFAULT_BUDGET: f32 = 0.05;
+}
+
 /// What a [`Verifier`] did in one run.
 #[cfg(feature = "encoder")]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -693,6 +700,8 @@ impl Deduper {
         let pairs: Vec<(u32, u32)> =
             pairs.iter().map(|&(a, b)| (open[a as usize] as u32, open[b as usize] as u32)).collect();
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
+        // Without the encoder there is no verifier and the signals are
+        // dropped at once: the lite wasm module stays within its size budget.
         #[cfg(not(feature = "encoder"))]
         let mut verdicts: Vec<Verdict> = crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(sigs, words, a, b).0);
         #[cfg(feature = "encoder")]
@@ -745,35 +754,38 @@ impl Deduper {
             decided.iter().enumerate().filter_map(|(i, (_, s))| Some((flips_within(s)?, i))).collect();
         unsure.sort_unstable();
         let allowed = (verifier.budget as f64 * documents as f64) as usize;
-        // Texts to embed, by position in `sigs`, and their order of embedding.
-        let mut chosen: std::collections::HashMap<u32, usize> = std::collections::HashMap::new();
+        // Texts to embed (positions in `sigs`), in order, and where each is in it.
+        let (mut order, mut chosen) = (Vec::new(), std::collections::HashMap::new());
         let mut checked = Vec::new();
         for &(_, i) in &unsure {
             let (a, b) = pairs[i];
             // `compare` may hold a text paired with itself.
             let new = !chosen.contains_key(&a) as usize + (a != b && !chosen.contains_key(&b)) as usize;
-            if chosen.len() + new <= allowed {
+            if order.len() + new <= allowed {
                 for k in [a, b] {
-                    let next = chosen.len();
-                    chosen.entry(k).or_insert(next);
+                    chosen.entry(k).or_insert_with(|| {
+                        order.push(k);
+                        order.len() - 1
+                    });
                 }
                 checked.push(i);
             }
         }
-        let mut texts = vec![""; chosen.len()];
-        chosen.iter().for_each(|(&k, &at)| texts[at] = text(k));
+        let texts: Vec<&str> = order.iter().map(|&k| text(k)).collect();
         progress.stage("verify", texts.len() as u64);
         let sketches = verifier.stage.sketch(&texts, progress)?;
-        let again = |k: u32| {
-            let mut sig = sigs[k as usize].clone();
-            sig.semantic = Some(sketches[chosen[&k]].clone());
-            sig
-        };
+        // Each chosen text's signature with the verifier's sketch, made once
+        // however many of its pairs are checked.
+        let again: Vec<Signature> = order
+            .iter()
+            .zip(sketches)
+            .map(|(&k, sketch)| Signature { semantic: Some(sketch), ..sigs[k as usize].clone() })
+            .collect();
         let mut changed = 0;
         for &i in &checked {
             let (a, b) = pairs[i];
             let pair = words[a as usize].as_ref().zip(words[b as usize].as_ref());
-            let (verdict, signals) = self.verdict(&again(a), &again(b), pair);
+            let (verdict, signals) = self.verdict(&again[chosen[&a]], &again[chosen[&b]], pair);
             changed += (verdict.relation != decided[i].0.relation) as u64;
             decided[i] = (verdict, signals);
         }
@@ -781,7 +793,7 @@ impl Deduper {
             unsure_pairs: unsure.len() as u64,
             pairs: checked.len() as u64,
             changed,
-            embedded: chosen.len() as u64,
+            embedded: order.len() as u64,
             documents: documents as u64,
         })
     }

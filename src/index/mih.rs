@@ -191,13 +191,12 @@ mod tests {
             }
         }
         assert!(brute.len() >= 25, "the test needs pairs inside the radius: {}", brute.len());
-        // Substrings of 16 bits (addressed directly) and of 24 (runs shared by
-        // their top 16 bits); probes enough for every pair, then capped.
+        // Substrings of 16 and 24 bits; probes enough for every pair, then capped.
         for (substring_bits, max_probe) in [(16, 8), (24, 8), (16, 1), (24, 1)] {
             let template = MultiIndex::new(128, substring_bits, radius, max_probe);
             let mut found = MultiIndex::pairs(&refs, &template);
             found.sort_unstable();
-            // The batch tables find what the incremental index's queries find.
+            // The batch finds what the incremental index's queries find.
             let mut index = template.clone();
             refs.iter().enumerate().for_each(|(i, c)| index.insert(i as u32, c));
             let mut queried: Vec<(u32, u32)> = (0..refs.len() as u32)

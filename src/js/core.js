@@ -36,7 +36,7 @@ export function bind(wasm, exports, platform = {}) {
     const files = await fetchModelFiles(base, { readLocal: platform.readLocal, ...options });
     switch (options.embedder) {
       case "static": return wasm.SemanticModel.staticTable(...files);
-      case "cascade": return wasm.SemanticModel.cascade(...files, options.verifyBudget ?? 0.05);
+      case "cascade": return wasm.SemanticModel.cascade(...files, options.verifyBudget);
       default: return new wasm.SemanticModel(...files);
     }
   }

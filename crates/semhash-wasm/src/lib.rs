@@ -387,9 +387,10 @@ impl SemanticModel {
 
     /// The cascade (as `loadModel` with `embedder: "cascade"` fetches its
     /// files): the static table embeds every text, and the student, within
-    /// `budget` (a share of a run's documents), the texts of the pairs the
-    /// table is unsure of, which are then decided on its embeddings (in
-    /// `dedup` and `compare`; a store keeps the table's signatures).
+    /// `budget` (a share of a run's documents; by default
+    /// `Verifier::DEFAULT_BUDGET`, 0.05), the texts of the pairs the table is
+    /// unsure of, which are then decided on its embeddings (in `dedup` and
+    /// `compare`; a store keeps the table's signatures).
     #[allow(clippy::too_many_arguments)]
     pub fn cascade(
         table: &[u8],
@@ -398,10 +399,11 @@ impl SemanticModel {
         onnx: &[u8],
         tokenizer_json: &[u8],
         projection: &[u8],
-        budget: f32,
+        budget: Option<f32>,
     ) -> Result<SemanticModel, JsError> {
         let student = SemanticModel::new(onnx, tokenizer_json, projection)?.stage;
         let mut model = SemanticModel::static_table(table, table_tokenizer, table_projection)?;
+        let budget = budget.unwrap_or(semhash::pipeline::Verifier::DEFAULT_BUDGET);
         model.verifier = Some(semhash::pipeline::Verifier { stage: student, budget });
         Ok(model)
     }

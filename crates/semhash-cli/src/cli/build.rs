@@ -290,7 +290,8 @@ fn deduper_for(config: Config, args: &PipelineArgs) -> Result<Deduper> {
     let models = &s.models.models;
     let student =
         files.as_ref().expect("read for the cascade").stage(models, &EmbedderKind::Student.projection(models))?;
-    deduper.with_verifier(semhash::pipeline::Verifier { stage: student, budget: s.verify_budget.unwrap_or(0.05) })
+    let budget = s.verify_budget.unwrap_or(semhash::pipeline::Verifier::DEFAULT_BUDGET);
+    deduper.with_verifier(semhash::pipeline::Verifier { stage: student, budget })
 }
 
 /// Opens the store to read, or to `write` (one writer at a time: waits up
