@@ -470,7 +470,12 @@ impl Deduper {
 
     /// Normalizes and shingles one text.
     pub fn prepare(&self, text: &str) -> Prepared {
-        self.signer.prepare(self.config.normalize.text(text))
+        let mut p = self.signer.prepare(self.config.normalize.text(text));
+        let limit = self.config.decide.blocking().short_max_chars as usize;
+        if p.normalized.len() <= 4 * limit && p.normalized.chars().count() <= limit {
+            p.chunks = align::chunks(text, p.words, |piece| self.config.normalize.text(piece));
+        }
+        p
     }
 
     /// An empty index for incremental use, configured like this pipeline.
@@ -530,15 +535,15 @@ impl Deduper {
 
     /// Each short one of a batch's distinct normalized texts read for
     /// alignment against the word statistics of them all (`None` for a long one).
-    fn read_short<'t>(&self, texts: &[&'t str], sigs: &[Signature]) -> Vec<Option<Words<'t>>> {
+    fn read_short<'t>(&self, texts: &[&'t Prepared], sigs: &[Signature]) -> Vec<Option<Words<'t>>> {
         let limit = self.config.decide.blocking().short_max_chars;
         let short = |k: usize| sigs[k].char_len <= limit;
         let stats = WordStats::from_texts(
-            (0..texts.len()).filter(|&k| short(k)).map(|k| texts[k]),
+            (0..texts.len()).filter(|&k| short(k)).map(|k| texts[k].normalized.as_str()),
             self.config.weights.idf_prior_docs,
         );
         let positions: Vec<usize> = (0..texts.len()).collect();
-        crate::util::par::map(&positions, |&k| short(k).then(|| stats.read(texts[k])))
+        crate::util::par::map(&positions, |&k| short(k).then(|| stats.read(&texts[k].normalized, &texts[k].chunks)))
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -593,8 +598,8 @@ impl Deduper {
         stats.candidate_pairs = pairs.len() as u64;
         clock.lap(&mut stats, "candidates");
 
-        let normalized: Vec<&str> = distinct.iter().map(|&i| prepared[i as usize].normalized.as_str()).collect();
-        let words = self.read_short(&normalized, &sigs);
+        let distinct_prepared: Vec<&Prepared> = distinct.iter().map(|&i| &prepared[i as usize]).collect();
+        let words = self.read_short(&distinct_prepared, &sigs);
         clock.lap(&mut stats, "word statistics");
         let mut verdicts: Vec<Verdict> =
             crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
@@ -884,8 +889,7 @@ impl Deduper {
             .collect();
         let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
-        let normalized: Vec<&str> = prepared.iter().map(|p| p.normalized.as_str()).collect();
-        let words = self.read_short(&normalized, &sigs);
+        let words = self.read_short(&prepared.iter().collect::<Vec<_>>(), &sigs);
         #[allow(unused_mut)]
         let mut decided = crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
         #[cfg(feature = "encoder")]

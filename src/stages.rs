@@ -128,7 +128,7 @@ impl<'d> Stages<'d> {
 
     /// A short text's words read against the word statistics, for [`Stages::verify`].
     pub fn read<'t>(&self, stats: &WordStats, p: &'t Prepared) -> Words<'t> {
-        stats.read(&p.normalized)
+        stats.read(&p.normalized, &p.chunks)
     }
 
     /// What a short text adds to the word statistics.

@@ -120,6 +120,9 @@ pub struct Prepared {
     pub words: u32,
     /// Word-shingle hashes in text order.
     pub sequence: Vec<u64>,
+    /// For a short text, which piece of the original each word came from
+    /// ([`crate::decide::align::chunks`]); empty otherwise.
+    pub chunks: Vec<u16>,
 }
 
 /// Per-token importance, mapped onto shingles as the mean over their words.
@@ -187,7 +190,13 @@ impl Signer {
     pub fn prepare(&self, normalized: String) -> Prepared {
         let words = tokens::words(&normalized);
         let sequence = tokens::word_shingles(&words, self.config.word_ngram as usize);
-        Prepared { exact: hash128(normalized.as_bytes()), words: words.len() as u32, normalized, sequence }
+        Prepared {
+            exact: hash128(normalized.as_bytes()),
+            words: words.len() as u32,
+            normalized,
+            sequence,
+            chunks: Vec::new(),
+        }
     }
 
     /// The full signature, given the statistics of the corpus it belongs to.
