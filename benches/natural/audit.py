@@ -8,6 +8,12 @@ against a rubric (../shared/data/natural/RUBRIC.md), score the labels.
         `key<TAB>A<TAB>B` as the rubric asks, N rows drawn at random
     benches/natural/audit.py score DIR/links.tsv LABELS.tsv
         precision of the sample (share labelled 1) with a 95% Wilson interval
+    benches/natural/audit.py merged OUT.jsonl LABELS.tsv
+        of the labelled pairs (every sample's labels pooled, as in
+        audit/pooled.labels.tsv), those OUT still puts in one cluster and the
+        share of them labelled 1: a variant's precision over all the labels
+        there are, without labelling again (not a random sample of its links
+        when the labels come from looser runs)
 
 Exact copies are not sampled: `semhash` settles them by key, and a pair whose
 texts differ only in case, punctuation or whitespace says nothing about the
@@ -81,22 +87,38 @@ def wilson(k, n, z=1.96):
     return (centre - half, centre + half)
 
 
-def score(args):
-    keys = [line.split("\t", 1)[0] for line in open(args.sample, encoding="utf-8") if line.strip()]
+def read_labels(path):
     labels = {}
-    for i, line in enumerate(open(args.labels, encoding="utf-8")):
+    for i, line in enumerate(open(path, encoding="utf-8")):
         parts = line.rstrip("\n").split("\t")
         if i == 0 and parts[0] == "key":
             continue
         if len(parts) != 2 or parts[1] not in ("0", "1"):
-            sys.exit(f"{args.labels}:{i + 1}: want key<TAB>0|1, got {line!r}")
+            sys.exit(f"{path}:{i + 1}: want key<TAB>0|1, got {line!r}")
         labels[parts[0]] = int(parts[1])
+    return labels
+
+
+def score(args):
+    keys = [line.split("\t", 1)[0] for line in open(args.sample, encoding="utf-8") if line.strip()]
+    labels = read_labels(args.labels)
     missing = [k for k in keys if k not in labels]
     if missing:
         sys.exit(f"{len(missing)} sampled pairs have no label, e.g. {missing[0]}")
     k, n = sum(labels[key] for key in keys), len(keys)
     lo, hi = wilson(k, n)
     print(f"{args.sample}: {k} of {n} labelled duplicate: precision {k / n:.3f} (95% CI {lo:.3f}-{hi:.3f})")
+
+
+def merged(args):
+    cluster = {str(r["id"]): r["cluster"] for r in read_jsonl(args.output)}
+    labels = read_labels(args.labels)
+    unknown = [k for k in labels if any(d not in cluster for d in k.split("|"))]
+    if unknown:
+        sys.exit(f"{args.output} lacks a document of {len(unknown)} labelled pairs, e.g. {unknown[0]}")
+    kept = [v for k, v in labels.items() if cluster[k.split("|")[0]] == cluster[k.split("|")[1]]]
+    print(f"{args.output}: merges {len(kept)} of {len(labels)} labelled pairs, {sum(kept)} labelled duplicate: "
+          f"precision {sum(kept) / max(len(kept), 1):.3f}")
 
 
 def main():
@@ -113,8 +135,11 @@ def main():
     c = sub.add_parser("score")
     c.add_argument("sample")
     c.add_argument("labels")
+    m = sub.add_parser("merged")
+    m.add_argument("output")
+    m.add_argument("labels")
     args = p.parse_args()
-    sample(args) if args.cmd == "sample" else score(args)
+    {"sample": sample, "score": score, "merged": merged}[args.cmd](args)
 
 
 if __name__ == "__main__":

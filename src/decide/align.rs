@@ -86,21 +86,32 @@ const ESTABLISHED_DOCS: u32 = 3;
 /// ("decoding/encoding").
 const JOINERS: &[u8] = b"-_.";
 
+/// Marks a chunk whose piece joins words with one of [`JOINERS`]: a name.
+const NAME: u16 = 0x8000;
+
 /// Which whitespace-separated piece of `original` each word of its
-/// normalized form came from, `normalize` being the normalizer that made it
-/// and `words` its word count; empty when no piece joins words, or when
+/// normalized form came from (its index, with [`NAME`] set when the piece
+/// holds one of [`JOINERS`]), `normalize` being the normalizer that made it
+/// and `words` its word count. Empty when no piece holds two words, or when
 /// the pieces normalized alone do not add up to the text's words (the
 /// alignment then takes every word for a piece of its own).
 pub fn chunks(original: &str, words: u32, normalize: impl Fn(&str) -> String) -> Vec<u16> {
-    if !original.bytes().any(|b| JOINERS.contains(&b)) {
-        return Vec::new();
-    }
     let mut out = Vec::with_capacity(words as usize);
+    let mut joined = false;
     for (k, piece) in original.split_whitespace().enumerate() {
-        let n = crate::sketch::tokens::words(&normalize(piece)).len();
-        out.extend(std::iter::repeat(k.min(u16::MAX as usize) as u16).take(n));
+        // Letters and digits between punctuation, the most pieces, are one
+        // word: only the others are normalized alone to count theirs.
+        let core = piece.trim_matches(|c: char| c.is_ascii_punctuation());
+        let n = if !core.is_empty() && core.bytes().all(|b| b.is_ascii_alphanumeric()) {
+            1
+        } else {
+            crate::sketch::tokens::words(&normalize(piece)).len()
+        };
+        let name = if core.bytes().any(|b| JOINERS.contains(&b)) { NAME } else { 0 };
+        joined |= n > 1;
+        out.extend(std::iter::repeat_n(k.min(NAME as usize - 1) as u16 | name, n));
     }
-    if out.len() == words as usize {
+    if joined && out.len() == words as usize {
         out
     } else {
         Vec::new()
@@ -287,6 +298,10 @@ struct Token<'t> {
     /// The piece of the original text it came from ([`chunks`]): words of
     /// one piece were joined without a space.
     chunk: usize,
+    /// Whether a neighbour came from the same piece ("color(s)", "json-buffer").
+    attached: bool,
+    /// Whether it is part of a name ([`NAME`]: "json-buffer", not "color(s)").
+    compound: bool,
     /// How many direction words ("to", "from", "into") come before it: a word
     /// that changes side changes its role ("radians to degrees").
     side: u8,
@@ -330,6 +345,8 @@ impl WordStats {
     pub fn read<'t>(&self, text: &'t str, chunks: &[u16]) -> Words<'t> {
         let words = words(text);
         let hashes: Vec<u64> = words.iter().map(|w| w.hash).collect();
+        let attached =
+            |i: usize| chunks.get(i).is_some_and(|&c| (i > 0 && chunks[i - 1] == c) || chunks.get(i + 1) == Some(&c));
         let mut side = 0u8;
         let tokens = words
             .iter()
@@ -344,6 +361,8 @@ impl WordStats {
                     info: self.information(text, w.hash),
                     slot: self.is_slot(&hashes, i),
                     chunk: chunks.get(i).map_or(i, |&c| c as usize),
+                    attached: attached(i),
+                    compound: attached(i) && chunks[i] & NAME != 0,
                     side,
                     matched: false,
                 };
@@ -406,7 +425,11 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     }
     // The same word inflected ("parse" / "parses", "scroll" / "scrolling"),
     // after the gaps: "thins" / "thin s" is a split word, not "thin" and an "s".
-    matched += pair_up(&mut ta, &mut tb, &|x, y| x.side == y.side && x.stem.len() >= 3 && x.stem == y.stem);
+    // Not inside a name unless the texts are copies: "redux-actions" and
+    // "redux-action" are two packages.
+    matched += pair_up(&mut ta, &mut tb, &|x, y| {
+        x.side == y.side && x.stem.len() >= 3 && x.stem == y.stem && (copied || !(x.compound || y.compound))
+    });
     // Typos among what is left, wherever they are.
     matched += pair_up(&mut ta, &mut tb, &|x, y| is_typo(x, y, copied));
     Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
@@ -433,7 +456,7 @@ fn pair_up(ta: &mut [Token], tb: &mut [Token], fits: &dyn Fn(&Token, &Token) -> 
 /// "buffer json": the word after one is the word before the other) whose two
 /// words were joined in a compound in either text.
 fn swapped(ta: &[Token], i: usize, tb: &[Token], j: usize) -> bool {
-    let joined = |t: &[Token], k: usize, n: usize| t[k].chunk == t[n].chunk;
+    let joined = |t: &[Token], k: usize, n: usize| t[k].compound && t[k].chunk == t[n].chunk;
     let swap = |(ia, na): (usize, Option<usize>), (jb, nb): (usize, Option<usize>)| match (na, nb) {
         (Some(na), Some(nb)) if ta[na].hash == tb[nb].hash => joined(ta, ia, na) || joined(tb, jb, nb),
         _ => false,
@@ -500,8 +523,14 @@ fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usiz
 fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     let joined = |g: &[Token]| g.iter().filter(|x| !x.matched).flat_map(|x| x.text.chars()).collect::<Vec<char>>();
     let (a, b) = (joined(ga), joined(gb));
-    // One side may be empty: a stray letter ("war,s" / "war") is one edit.
+    // One side may be empty: a stray letter ("war,s" / "war") is one edit;
+    // between texts that are not copies, only one attached to a word in the
+    // original ("color(s)"), not one standing alone ("uni-app x types").
     if a.is_empty() && b.is_empty() {
+        return false;
+    }
+    let loose = |g: &[Token]| g.iter().any(|x| !x.matched && !x.attached);
+    if !copied && ((a.is_empty() && loose(gb)) || (b.is_empty() && loose(ga))) {
         return false;
     }
     if ga.iter().chain(gb).any(|x| !x.matched && x.slot) {
@@ -710,10 +739,11 @@ mod tests {
         assert_eq!(d.similarity(), 1.0, "{d:?}");
     }
 
-    /// Lowercase, hyphens and underscores to spaces: enough of the
-    /// normalizer for [`chunks`].
+    /// Lowercase, punctuation to spaces: enough of the normalizer for [`chunks`].
     fn fold(text: &str) -> String {
-        text.to_lowercase().replace(['-', '_'], " ")
+        let spaced: String =
+            text.to_lowercase().chars().map(|c| if c.is_ascii_punctuation() { ' ' } else { c }).collect();
+        spaced.split_whitespace().collect::<Vec<_>>().join(" ")
     }
 
     fn read<'t>(stats: &WordStats, original: &str, folded: &'t str) -> Words<'t> {
@@ -721,30 +751,47 @@ mod tests {
         stats.read(folded, &chunks(original, n, fold))
     }
 
+    /// Both texts as [`Deduper::prepare`](crate::Deduper::prepare) reads them:
+    /// normalized, with their chunks.
+    fn compare(a: &str, b: &str, stats: &WordStats) -> Differences {
+        let (fa, fb) = (fold(a), fold(b));
+        super::differences(&read(stats, a, &fa), &read(stats, b, &fb))
+    }
+
     #[test]
     fn chunks_tell_which_words_were_joined() {
-        assert_eq!(chunks("types for json-buffer", 4, fold), vec![0, 1, 2, 2]);
-        assert_eq!(chunks("types for json buffer", 4, fold), Vec::<u16>::new(), "nothing joined");
+        assert_eq!(chunks("types for json-buffer.", 4, fold), vec![0, 1, 2 | NAME, 2 | NAME]);
+        assert_eq!(chunks("the color(s) here", 4, fold), vec![0, 1, 1, 2], "joined, not a name");
+        assert_eq!(chunks("types for json buffer.", 4, fold), Vec::<u16>::new(), "nothing joined");
         assert_eq!(chunks("types for json-buffer", 5, fold), Vec::<u16>::new(), "pieces that do not add up");
+    }
+
+    #[test]
+    fn a_letter_standing_alone_or_an_inflection_in_a_name_is_another_thing() {
+        let stats = corpus();
+        let product = compare("uni-app x types", "uni-app types", &stats);
+        assert!(product.added() > 0.5, "{product:?}");
+        let plural = compare("color(s) picker", "color picker", &stats);
+        assert_eq!(plural.similarity(), 1.0, "{plural:?}");
+        // "actions" and "action" both established: not a typo of one another.
+        let mut texts: Vec<String> = (0..4).flat_map(|i| [format!("actions n{i}"), format!("action m{i}")]).collect();
+        texts.extend((0..20).map(|i| format!("python sdk for redux w{i}")));
+        let stats = WordStats::from_texts(texts.iter().map(String::as_str), 0);
+        let package = compare("python sdk for redux-actions", "python sdk for redux-action", &stats);
+        assert!(package.replaced() > 0.5, "{package:?}");
+        let prose = compare("python sdk for redux actions", "python sdk for redux action", &stats);
+        assert_eq!(prose.similarity(), 1.0, "{prose:?}");
     }
 
     #[test]
     fn swapped_parts_of_a_compound_name_another_thing() {
         let stats = corpus();
-        let (a, b) = (fold("python sdk for json-buffer"), fold("python sdk for buffer_json"));
-        let names = super::differences(
-            &read(&stats, "python sdk for json-buffer", &a),
-            &read(&stats, "python sdk for buffer_json", &b),
-        );
+        let names = compare("python sdk for json-buffer", "python sdk for buffer_json", &stats);
         assert!(names.replaced() > 0.5, "{names:?}");
         // The same words swapped in prose, or moved as a whole compound, are one text.
         let prose = differences("python sdk for json buffer", "python sdk for buffer json", &stats);
         assert_eq!(prose.similarity(), 1.0, "{prose:?}");
-        let (c, d) = (fold("mermaid plugin for markdown-it"), fold("markdown-it plugin for mermaid"));
-        let moved = super::differences(
-            &read(&stats, "mermaid plugin for markdown-it", &c),
-            &read(&stats, "markdown-it plugin for mermaid", &d),
-        );
+        let moved = compare("mermaid plugin for markdown-it", "markdown-it plugin for mermaid", &stats);
         assert_eq!(moved.similarity(), 1.0, "{moved:?}");
     }
 
