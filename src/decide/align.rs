@@ -38,7 +38,7 @@
 //! then be an edit per four characters apart, and a word two edits from
 //! five letters. Texts that share less (a template and a name or two) get
 //! no such benefit of the doubt, and a gap of one word against one word
-//! both established in the corpus (in [`ESTABLISHED_DOCS`] texts or more:
+//! both established in the corpus (in `ESTABLISHED_DOCS` texts or more:
 //! "set" / "get", "mysql" / "mssql") is two words, not a typo; between
 //! copies, two established words are still held to one edit per eight
 //! characters ("ordered" / "unordered" is not a garbled word).
@@ -90,8 +90,8 @@ const JOINERS: &[u8] = b"-_.";
 const NAME: u16 = 0x8000;
 
 /// Which whitespace-separated piece of `original` each word of its
-/// normalized form came from (its index, with [`NAME`] set when the piece
-/// holds one of [`JOINERS`]), `normalize` being the normalizer that made it
+/// normalized form came from (its index, with `NAME` set when the piece
+/// holds one of `JOINERS`), `normalize` being the normalizer that made it
 /// and `words` its word count. Empty when no piece holds two words, or when
 /// the pieces normalized alone do not add up to the text's words (the
 /// alignment then takes every word for a piece of its own).
