@@ -13,7 +13,12 @@ import sys
 
 if len(sys.argv) != 2:
     sys.exit(__doc__)
-with open(sys.argv[1], encoding="utf-8") as f:
+with open(sys.argv[1], encoding="utf-8", errors="strict") as f:
     for i, line in enumerate(f):
-        d = json.loads(line)
-        print(json.dumps({"id": f"{d['id']}#{i}", "text": d["text"].split("\n")[0]}))
+        if not line.strip():
+            continue
+        try:
+            d = json.loads(line)
+            print(json.dumps({"id": f"{d['id']}#{i}", "text": d["text"].split("\n")[0]}))
+        except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as e:
+            sys.exit(f"{sys.argv[1]}:{i + 1}: want a JSON object with string fields \"id\" and \"text\" ({e!r})")
