@@ -18,6 +18,7 @@ use crate::util::{Progress, Silent};
 use crate::{Config, Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
 
 /// One input document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -533,17 +534,18 @@ impl Deduper {
         (self.config.decide.decide(&signals), signals)
     }
 
-    /// Each short one of a batch's distinct normalized texts read for
-    /// alignment against the word statistics of them all (`None` for a long one).
-    fn read_short<'t>(&self, texts: &[&'t Prepared], sigs: &[Signature]) -> Vec<Option<Words<'t>>> {
+    /// A batch's distinct texts, the short ones to be read for alignment
+    /// against the word statistics of them all.
+    fn short_words<'t>(&self, texts: &[&'t Prepared], sigs: &[Signature]) -> ShortWords<'t> {
         let limit = self.config.decide.blocking().short_max_chars;
-        let short = |k: usize| sigs[k].char_len <= limit;
+        let short: Vec<Option<&'t Prepared>> =
+            texts.iter().zip(sigs).map(|(&p, s)| (s.char_len <= limit).then_some(p)).collect();
         let stats = WordStats::from_texts(
-            (0..texts.len()).filter(|&k| short(k)).map(|k| texts[k].normalized.as_str()),
+            short.iter().flatten().map(|p| p.normalized.as_str()),
             self.config.weights.idf_prior_docs,
         );
-        let positions: Vec<usize> = (0..texts.len()).collect();
-        crate::util::par::map(&positions, |&k| short(k).then(|| stats.read(&texts[k].normalized, &texts[k].chunks)))
+        let read = std::iter::repeat_with(OnceLock::new).take(texts.len()).collect();
+        ShortWords { stats, short, read }
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -599,7 +601,7 @@ impl Deduper {
         clock.lap(&mut stats, "candidates");
 
         let distinct_prepared: Vec<&Prepared> = distinct.iter().map(|&i| &prepared[i as usize]).collect();
-        let words = self.read_short(&distinct_prepared, &sigs);
+        let words = self.short_words(&distinct_prepared, &sigs);
         clock.lap(&mut stats, "word statistics");
         let mut verdicts: Vec<Verdict> =
             crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
@@ -668,7 +670,7 @@ impl Deduper {
         distinct: &[u32],
         placements: &[crate::cluster::Placement],
         sigs: &mut [Signature],
-        words: &[Option<Words<'t>>],
+        words: &ShortWords<'t>,
         stats: &mut RunStats,
         progress: &dyn Progress,
     ) -> Result<Vec<Link>> {
@@ -727,9 +729,9 @@ impl Deduper {
     }
 
     /// The verdict on positions `a` and `b` of a batch's texts.
-    fn verdict_of(&self, sigs: &[Signature], words: &[Option<Words>], a: u32, b: u32) -> (Verdict, PairSignals) {
+    fn verdict_of(&self, sigs: &[Signature], words: &ShortWords, a: u32, b: u32) -> (Verdict, PairSignals) {
         let (a, b) = (a as usize, b as usize);
-        self.verdict(&sigs[a], &sigs[b], words[a].as_ref().zip(words[b].as_ref()))
+        self.verdict(&sigs[a], &sigs[b], words.get(a).zip(words.get(b)))
     }
 
     /// The [`Verifier`]'s second look at `decided`, the verdicts and signals
@@ -743,7 +745,7 @@ impl Deduper {
         pairs: &[(u32, u32)],
         decided: &mut [(Verdict, PairSignals)],
         sigs: &[Signature],
-        words: &[Option<Words>],
+        words: &ShortWords,
         text: impl Fn(u32) -> &'t str,
         documents: usize,
         progress: &dyn Progress,
@@ -789,7 +791,7 @@ impl Deduper {
         let mut changed = 0;
         for &i in &checked {
             let (a, b) = pairs[i];
-            let pair = words[a as usize].as_ref().zip(words[b as usize].as_ref());
+            let pair = words.get(a as usize).zip(words.get(b as usize));
             let (verdict, signals) = self.verdict(&again[chosen[&a]], &again[chosen[&b]], pair);
             changed += (verdict.relation != decided[i].0.relation) as u64;
             decided[i] = (verdict, signals);
@@ -889,7 +891,7 @@ impl Deduper {
             .collect();
         let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
-        let words = self.read_short(&prepared.iter().collect::<Vec<_>>(), &sigs);
+        let words = self.short_words(&prepared.iter().collect::<Vec<_>>(), &sigs);
         #[allow(unused_mut)]
         let mut decided = crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
         #[cfg(feature = "encoder")]
@@ -950,6 +952,24 @@ impl Exact {
             })
             .collect();
         Exact { distinct, copy_of }
+    }
+}
+
+/// The short texts of a batch, each read for alignment ([`WordStats::read`])
+/// the first time a pair needs it: most short texts are in no candidate
+/// pair.
+struct ShortWords<'t> {
+    stats: WordStats,
+    /// By position in the batch: the text when it is short.
+    short: Vec<Option<&'t Prepared>>,
+    read: Vec<OnceLock<Words<'t>>>,
+}
+
+impl<'t> ShortWords<'t> {
+    /// Text `k` read for alignment; `None` when it is long.
+    fn get(&self, k: usize) -> Option<&Words<'t>> {
+        let p = self.short[k]?;
+        Some(self.read[k].get_or_init(|| self.stats.read(&p.normalized, &p.chunks)))
     }
 }
 
