@@ -493,26 +493,35 @@ fn residue(t: &[Token]) -> f32 {
 /// its tokens and its sorted word hashes. Words of one text that the other
 /// lacks cannot be in it: the table is built over the shared ones only.
 fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usize, usize)> {
-    let shared = |x: &[Token], sorted: &[u64]| -> Vec<usize> {
-        (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).collect()
+    // Each shared word as its position and a key equal for the same word in the same role.
+    let shared = |x: &[Token], sorted: &[u64]| -> (Vec<usize>, Vec<(u64, u8)>) {
+        (0..x.len())
+            .filter(|&i| sorted.binary_search(&x[i].hash).is_ok())
+            .map(|i| (i, (x[i].hash, x[i].side)))
+            .unzip()
     };
-    let (ia, ib) = (shared(a.0, b.1), shared(b.0, a.1));
-    let (n, m) = (ia.len(), ib.len());
-    let same = |i: usize, j: usize| a.0[ia[i]].same(&b.0[ib[j]]);
-    let mut len = vec![0u16; (n + 1) * (m + 1)];
-    let at = |i: usize, j: usize| i * (m + 1) + j;
+    let ((ia, ka), (ib, kb)) = (shared(a.0, b.1), shared(b.0, a.1));
+    // A common start is matched word for word (the walk below takes equal
+    // words first): the table is needed only after it.
+    let start = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
+    let mut out: Vec<(usize, usize)> = (0..start).map(|k| (ia[k], ib[k])).collect();
+    let (ka, kb) = (&ka[start..], &kb[start..]);
+    let (n, m) = (ka.len(), kb.len());
+    // len[i * w + j]: the longest common subsequence of ka[i..] and kb[j..].
+    let w = m + 1;
+    let mut len = vec![0u16; (n + 1) * w];
     for i in (0..n).rev() {
+        let (row, below) = len[i * w..(i + 2) * w].split_at_mut(w);
         for j in (0..m).rev() {
-            len[at(i, j)] =
-                if same(i, j) { len[at(i + 1, j + 1)] + 1 } else { len[at(i + 1, j)].max(len[at(i, j + 1)]) };
+            row[j] = if ka[i] == kb[j] { below[j + 1] + 1 } else { below[j].max(row[j + 1]) };
         }
     }
-    let (mut i, mut j, mut out) = (0, 0, Vec::new());
+    let (mut i, mut j) = (0, 0);
     while i < n && j < m {
-        if same(i, j) {
-            out.push((ia[i], ib[j]));
+        if ka[i] == kb[j] {
+            out.push((ia[start + i], ib[start + j]));
             (i, j) = (i + 1, j + 1);
-        } else if len[at(i + 1, j)] >= len[at(i, j + 1)] {
+        } else if len[(i + 1) * w + j] >= len[i * w + j + 1] {
             i += 1;
         } else {
             j += 1;
