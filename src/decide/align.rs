@@ -495,10 +495,7 @@ fn residue(t: &[Token]) -> f32 {
 fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usize, usize)> {
     // Each shared word as its position and a key equal for the same word in the same role.
     let shared = |x: &[Token], sorted: &[u64]| -> (Vec<usize>, Vec<(u64, u8)>) {
-        (0..x.len())
-            .filter(|&i| sorted.binary_search(&x[i].hash).is_ok())
-            .map(|i| (i, (x[i].hash, x[i].side)))
-            .unzip()
+        (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).map(|i| (i, (x[i].hash, x[i].side))).unzip()
     };
     let ((ia, ka), (ib, kb)) = (shared(a.0, b.1), shared(b.0, a.1));
     // A common start is matched word for word (the walk below takes equal
