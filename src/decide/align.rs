@@ -324,9 +324,14 @@ impl Token<'_> {
         self.attached && self.chunk & NAME as usize != 0
     }
 
+    /// The word and its role: equal for the same word in the same role.
+    fn key(&self) -> (u64, u8) {
+        (self.hash, self.side)
+    }
+
     /// The same word in the same role.
     fn same(&self, other: &Token) -> bool {
-        self.hash == other.hash && self.side == other.side
+        self.key() == other.key()
     }
 }
 
@@ -499,9 +504,9 @@ fn residue(t: &[Token]) -> f32 {
 /// its tokens and its sorted word hashes. Words of one text that the other
 /// lacks cannot be in it: the table is built over the shared ones only.
 fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usize, usize)> {
-    // Each shared word as its position and a key equal for the same word in the same role.
+    // Each shared word as its position and its key ([`Token::key`]).
     let shared = |x: &[Token], sorted: &[u64]| -> (Vec<usize>, Vec<(u64, u8)>) {
-        (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).map(|i| (i, (x[i].hash, x[i].side))).unzip()
+        (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).map(|i| (i, x[i].key())).unzip()
     };
     let ((ia, ka), (ib, kb)) = (shared(a.0, b.1), shared(b.0, a.1));
     // A common start is matched word for word (the walk below takes equal
