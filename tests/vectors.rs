@@ -15,9 +15,9 @@ use serde_json::{json, Value};
 const PATH: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/vectors/lexical.json");
 
 /// Texts that exercise every stage: Unicode folding, homoglyphs, invisible
-/// characters, CJK, punctuation-only, a template shared by five pages (so the
-/// statistics mark boilerplate), a containment pair, and a text long enough to
-/// skip the char sketch.
+/// characters, CJK, punctuation-only, signs that end a name ("C++"), a
+/// template shared by five pages (so the statistics mark boilerplate), a
+/// containment pair, and a text long enough to skip the char sketch.
 fn corpus() -> Vec<String> {
     let template =
         "Home | News | Sports | Weather | Contact us | Subscribe to our newsletter for daily updates and offers";
@@ -30,6 +30,7 @@ fn corpus() -> Vec<String> {
         "東京は日本の首都です。京都は古い都です。".into(),
         "!!! ??? ...".into(),
         "Straße ΣΊΣΥΦΟΣ".into(),
+        "Bindings for C++17 and C#, not for C: a+b #tag".into(),
     ];
     let stories = [
         "a river flooded the lower town after three days of rain and the bridge was closed to traffic",

@@ -16,6 +16,7 @@ mod case;
 mod confusables;
 mod invisible;
 mod punctuation;
+mod symbols;
 mod text;
 mod unicode;
 mod whitespace;
@@ -24,6 +25,7 @@ pub use case::CaseFold;
 pub use confusables::Confusables;
 pub use invisible::Invisible;
 pub use punctuation::{Punctuation, PunctuationPolicy};
+pub use symbols::NamedSymbols;
 pub use text::{Emit, NormText};
 pub use unicode::Nfkc;
 pub use whitespace::Whitespace;
@@ -48,6 +50,8 @@ pub enum NormalizerWrapper {
     Confusables(Confusables),
     /// Unicode full case folding ([`CaseFold`]).
     CaseFold(CaseFold),
+    /// `+` and `#` ending a word spelled out: "C++" is not "C" ([`NamedSymbols`]).
+    NamedSymbols(NamedSymbols),
     /// Punctuation kept, removed or turned into spaces ([`Punctuation`]).
     Punctuation(Punctuation),
     /// Whitespace runs collapsed to one space, ends trimmed ([`Whitespace`]).
@@ -61,6 +65,7 @@ impl Normalizer for NormalizerWrapper {
             Self::Invisible(n) => n.normalize(text),
             Self::Confusables(n) => n.normalize(text),
             Self::CaseFold(n) => n.normalize(text),
+            Self::NamedSymbols(n) => n.normalize(text),
             Self::Punctuation(n) => n.normalize(text),
             Self::Whitespace(n) => n.normalize(text),
         }
@@ -96,14 +101,16 @@ pub struct Normalizers(pub Vec<NormalizerWrapper>);
 impl Default for Normalizers {
     /// NFKC, then invisible characters out, look-alikes to Latin (before case
     /// folding, since `Н` and `н` resemble different Latin letters), case fold,
-    /// punctuation to spaces, and whitespace collapsed last so that what the
-    /// earlier stages turned into spaces collapses too.
+    /// the signs that end a name spelled out ("c++"), punctuation to spaces,
+    /// and whitespace collapsed last so that what the earlier stages turned
+    /// into spaces collapses too.
     fn default() -> Self {
         Normalizers(vec![
             NormalizerWrapper::Nfkc(Nfkc),
             NormalizerWrapper::Invisible(Invisible),
             NormalizerWrapper::Confusables(Confusables),
             NormalizerWrapper::CaseFold(CaseFold),
+            NormalizerWrapper::NamedSymbols(NamedSymbols),
             NormalizerWrapper::Punctuation(Punctuation::default()),
             NormalizerWrapper::Whitespace(Whitespace),
         ])
