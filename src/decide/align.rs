@@ -486,12 +486,17 @@ fn breaks_name(ta: &[Token], i: usize, tb: &[Token], j: usize) -> bool {
 
 /// A word without its English inflection: "-ing", "-ed", "-es" or "-s", then
 /// a final "e" ("parses", "parsed", "parsing", "parse" -> "pars"). Words with
-/// digits are names and keep every letter.
+/// digits are names and keep every letter, and so are words whose stem has
+/// no vowel: an acronym's last letter is part of it ("https" is not the
+/// plural of "http", nor "ftps" of "ftp").
 fn stem(word: &str) -> &str {
     if word.chars().any(|c| !c.is_alphabetic()) || word.ends_with("ss") {
         return word;
     }
     let base = ["ing", "ed", "es", "s"].iter().find_map(|s| word.strip_suffix(s)).unwrap_or(word);
+    if !base.contains(['a', 'e', 'i', 'o', 'u', 'y']) {
+        return word;
+    }
     base.strip_suffix('e').unwrap_or(base)
 }
 
@@ -760,6 +765,8 @@ mod tests {
         assert_eq!(stem("jumped"), stem("jumps"));
         assert_eq!(stem("class"), "class");
         assert_eq!(stem("vue3"), "vue3");
+        assert_ne!(stem("https"), stem("http"), "an acronym's last letter is part of it");
+        assert_eq!(stem("urls"), stem("url"));
         let d = differences("parses curl commands", "parse curl command", &WordStats::default());
         assert_eq!(d.similarity(), 1.0, "{d:?}");
     }
