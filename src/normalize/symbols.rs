@@ -47,7 +47,6 @@ fn ends_a_name(chars: &[char], i: usize) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::normalize::Normalizers;
 
     fn norm(s: &str) -> String {
