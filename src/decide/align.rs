@@ -23,6 +23,10 @@
 //! corpus tell them apart:
 //!
 //! - digits never differ in a typo ("mat2" / "mat3");
+//! - a code written in capitals in a text that is not ("RH", "ODT",
+//!   "KOI8-U") and found in `CODE_DOCS` texts or more is never garbled:
+//!   "RH" / "LH" are two cursor themes even in otherwise copied texts, while
+//!   a shouted word garbled in a copied quote ("ROBTOS") is in one text;
 //! - a misspelling is rare; two established words ("react", "preact") are
 //!   both common (for single words; see `gap_is_perturbation` for gaps);
 //! - a template's slot is where names differ: "TypeScript definitions for
@@ -89,6 +93,11 @@ pub const COPIED: f32 = 4.0;
 /// apart are two words ("set" / "get"), unless the texts are copies.
 const ESTABLISHED_DOCS: u32 = 3;
 
+/// A word written in capitals (in a text that is not) and found in at least
+/// this many texts is a code: two codes an edit apart are two things
+/// ("RH" / "LH", "ODT" / "ODP", "KOI8-U" / "KOI8-R"), copies or not.
+const CODE_DOCS: u32 = 2;
+
 /// Bytes that join words without a space in names: "json-buffer",
 /// "cookie_js", "lodash.merge". Not "/", which in prose is "or"
 /// ("decoding/encoding").
@@ -97,15 +106,24 @@ const JOINERS: &[u8] = b"-_.";
 /// Marks a chunk whose piece joins words with one of [`JOINERS`]: a name.
 const NAME: u16 = 0x8000;
 
+/// Marks a chunk whose piece is written in capitals in a text that is not:
+/// a code or an acronym ("RH", "ODT", "KOI8-U"), or a shouted word.
+const CAPS: u16 = 0x4000;
+
 /// Which whitespace-separated piece of `original` each word of its
 /// normalized form came from (its index, with `NAME` set when the piece
-/// holds one of `JOINERS`), `normalize` being the normalizer that made it
-/// and `words` its word count. Empty when no piece holds two words, or when
-/// the pieces normalized alone do not add up to the text's words (the
-/// alignment then takes every word for a piece of its own).
+/// holds one of `JOINERS` and `CAPS` when it is written in capitals, two
+/// Latin letters or more and no other letter, in a text that has lower
+/// case), `normalize` being the
+/// normalizer that made it and `words` its word count. Empty when no piece
+/// holds two words or capitals, or when the pieces normalized alone do not
+/// add up to the text's words (the alignment then takes every word for a
+/// piece of its own).
 pub fn chunks(original: &str, words: u32, normalize: impl Fn(&str) -> String) -> Vec<u16> {
     let mut out = Vec::with_capacity(words as usize);
     let mut joined = false;
+    let mut coded = false;
+    let mixed = original.bytes().any(|b| b.is_ascii_lowercase());
     for (k, piece) in original.split_whitespace().enumerate() {
         // Letters and digits between punctuation, the most pieces, are one
         // word: only the others are normalized alone to count theirs.
@@ -116,10 +134,15 @@ pub fn chunks(original: &str, words: u32, normalize: impl Fn(&str) -> String) ->
             crate::sketch::tokens::words(&normalize(piece)).len()
         };
         let name = if core.bytes().any(|b| JOINERS.contains(&b)) { NAME } else { 0 };
+        // ASCII only: the codes seen are Latin, and Unicode's case tables
+        // would cost the wasm module more than the rule does.
+        let mut letters = core.chars().filter(|c| c.is_alphabetic());
+        let caps = mixed && letters.clone().nth(1).is_some() && letters.all(|c| c.is_ascii_uppercase());
         joined |= n > 1;
-        out.extend(std::iter::repeat_n(k.min(NAME as usize - 1) as u16 | name, n));
+        coded |= caps;
+        out.extend(std::iter::repeat_n(k.min(CAPS as usize - 1) as u16 | name | if caps { CAPS } else { 0 }, n));
     }
-    if joined && out.len() == words as usize {
+    if (joined || coded) && out.len() == words as usize {
         out
     } else {
         Vec::new()
@@ -322,6 +345,13 @@ impl Token<'_> {
     /// Whether it is part of a name ([`NAME`]: "json-buffer", not "color(s)").
     fn in_name(&self) -> bool {
         self.attached && self.chunk & NAME as usize != 0
+    }
+
+    /// Whether it is a code: written in capitals in a text that is not
+    /// ([`CAPS`]), and in `CODE_DOCS` texts or more. A shouted word garbled
+    /// in a copy ("ROBTOS") is in one text; "ODT" and "ODP" are in several.
+    fn coded(&self) -> bool {
+        self.chunk & CAPS as usize != 0 && self.df >= CODE_DOCS
     }
 
     /// The word and its role: equal for the same word in the same role.
@@ -566,6 +596,11 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     if ga.iter().chain(gb).any(|x| !x.matched && x.slot) {
         return false;
     }
+    // One code for another, unless only the spaces differ ("RDF/JS" / "RDFJS").
+    let codes = |g: &[Token]| g.iter().any(|x| !x.matched) && g.iter().all(|x| x.matched || x.coded());
+    if codes(ga) && codes(gb) && a != b {
+        return false;
+    }
     if digits(&a) != digits(&b) {
         return false;
     }
@@ -581,7 +616,7 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
 /// One edit for words of four letters or more, two from eight (from five
 /// between copies); the same digits; one spelling rare in the corpus.
 fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
-    if x.slot || y.slot || x.side != y.side || x.df.min(y.df) > RARE_DOCS {
+    if x.slot || y.slot || x.side != y.side || x.df.min(y.df) > RARE_DOCS || (x.coded() && y.coded()) {
         return false;
     }
     // Bytes bound characters: at most two edits, at least four characters each.
@@ -792,6 +827,34 @@ mod tests {
         assert_eq!(chunks("the color(s) here", 4, fold), vec![0, 1, 1, 2], "joined, not a name");
         assert_eq!(chunks("types for json buffer.", 4, fold), Vec::<u16>::new(), "nothing joined");
         assert_eq!(chunks("types for json-buffer", 5, fold), Vec::<u16>::new(), "pieces that do not add up");
+        assert_eq!(chunks("themes (RH, opaque)", 3, fold), vec![0, 1 | CAPS, 2]);
+        assert_eq!(chunks("fonts KOI8-U for X", 5, fold), vec![0, 1 | NAME | CAPS, 1 | NAME | CAPS, 2, 3]);
+        assert_eq!(chunks("A quote by I", 4, fold), Vec::<u16>::new(), "one capital letter is not a code");
+        assert_eq!(chunks("THE TEXT SHOUTED", 3, fold), Vec::<u16>::new(), "capitals everywhere are no code");
+    }
+
+    #[test]
+    fn two_codes_an_edit_apart_are_two_things_even_between_copies() {
+        let texts = [
+            "mouse pointer themes with a comic art feeling (RH, opaque)",
+            "mouse pointer themes with a comic art feeling (LH, opaque)",
+            "mouse pointer themes with a comic art feeling (RH, translucent)",
+            "mouse pointer themes with a comic art feeling (LH, translucent)",
+            "I can't think about that: it doesn't go with ROBOTS making BRICKS",
+            "I can't think about that: it doesn't go with ROBTOS making BRICKS",
+            "A basic implementation of the RDF/JS Data Model",
+            "A basic implementation of the RDFJS Data Model",
+            "Set for RDF/JS Terms",
+            "Map for RDFJS Sinks",
+        ];
+        let folded: Vec<String> = texts.iter().map(|t| fold(t)).collect();
+        let stats = WordStats::from_texts(folded.iter().map(String::as_str), 0);
+        let codes = compare(texts[0], texts[1], &stats);
+        assert!(codes.replaced() > 0.0, "RH / LH: {codes:?}");
+        let shouted = compare(texts[4], texts[5], &stats);
+        assert_eq!(shouted.similarity(), 1.0, "a shouted word garbled once: {shouted:?}");
+        let spaced = compare(texts[6], texts[7], &stats);
+        assert_eq!(spaced.similarity(), 1.0, "only the spaces differ: {spaced:?}");
     }
 
     #[test]
