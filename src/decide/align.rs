@@ -112,13 +112,12 @@ const CAPS: u16 = 0x4000;
 
 /// Which whitespace-separated piece of `original` each word of its
 /// normalized form came from (its index, with `NAME` set when the piece
-/// holds one of `JOINERS` and `CAPS` when it is written in capitals, two
+/// holds one of `JOINERS`, and `CAPS` when it is written in capitals, two
 /// Latin letters or more and no other letter, in a text that has lower
-/// case), `normalize` being the
-/// normalizer that made it and `words` its word count. Empty when no piece
-/// holds two words or capitals, or when the pieces normalized alone do not
-/// add up to the text's words (the alignment then takes every word for a
-/// piece of its own).
+/// case), `normalize` being the normalizer that made it and `words` its
+/// word count. Empty when no piece holds two words or capitals, or when the
+/// pieces normalized alone do not add up to the text's words (the alignment
+/// then takes every word for a piece of its own).
 pub fn chunks(original: &str, words: u32, normalize: impl Fn(&str) -> String) -> Vec<u16> {
     let mut out = Vec::with_capacity(words as usize);
     let mut joined = false;

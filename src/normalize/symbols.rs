@@ -19,8 +19,7 @@ impl Normalizer for NamedSymbols {
         if !text.as_str().bytes().any(|b| b == b'+' || b == b'#') {
             return;
         }
-        let chars: Vec<char> = text.as_str().chars().collect();
-        let named: Vec<bool> = (0..chars.len()).map(|i| ends_a_name(&chars, i)).collect();
+        let named = named_signs(text.as_str());
         let mut at = 0;
         text.map_chars(|c, out| {
             match (named[at], c) {
@@ -33,16 +32,27 @@ impl Normalizer for NamedSymbols {
     }
 }
 
-/// Whether `chars[i]` is a `+` or `#` ending the word before it: a run of
-/// them right after a letter, with no letter after the run.
-fn ends_a_name(chars: &[char], i: usize) -> bool {
+/// For each character of `text`, whether it is a `+` or `#` ending the word
+/// before it: a run of them right after a letter, with no letter after the
+/// run. One pass, each run decided once when it ends.
+fn named_signs(text: &str) -> Vec<bool> {
     let sign = |c: char| c == '+' || c == '#';
-    if !sign(chars[i]) {
-        return false;
+    let chars: Vec<char> = text.chars().collect();
+    let mut named = vec![false; chars.len()];
+    let mut i = 0;
+    while i < chars.len() {
+        if !sign(chars[i]) {
+            i += 1;
+            continue;
+        }
+        let end = (i..chars.len()).find(|&k| !sign(chars[k])).unwrap_or(chars.len());
+        let after_letter = i > 0 && chars[i - 1].is_alphabetic();
+        if after_letter && !chars.get(end).is_some_and(|c| c.is_alphabetic()) {
+            named[i..end].fill(true);
+        }
+        i = end;
     }
-    let start = (0..=i).rev().take_while(|&k| sign(chars[k])).last().unwrap_or(i);
-    let end = (i..chars.len()).take_while(|&k| sign(chars[k])).last().unwrap_or(i) + 1;
-    start > 0 && chars[start - 1].is_alphabetic() && !chars.get(end).is_some_and(|c| c.is_alphabetic())
+    named
 }
 
 #[cfg(test)]
