@@ -523,9 +523,23 @@ impl Deduper {
     /// ([`WordStats::read`]), when they are at hand and short, so that what
     /// differs decides ([`align`]). A store's query has only signatures.
     pub fn verdict(&self, a: &Signature, b: &Signature, words: Option<(&Words, &Words)>) -> (Verdict, PairSignals) {
+        self.verdict_reading(a, b, words.map(|w| move || w))
+    }
+
+    /// [`Deduper::verdict`], with the texts at hand read only if the pair is
+    /// aligned: most candidate pairs share too little
+    /// ([`align::MIN_CHAR_SIMILARITY`]), and reading a text costs more than
+    /// comparing two signatures.
+    fn verdict_reading<'w, 't: 'w>(
+        &self,
+        a: &Signature,
+        b: &Signature,
+        words: Option<impl FnOnce() -> (&'w Words<'t>, &'w Words<'t>)>,
+    ) -> (Verdict, PairSignals) {
         let mut signals = PairSignals::between(a, b, self.config.decide.min_samples());
-        signals.differences = words.map(|(x, y)| {
+        signals.differences = words.map(|read| {
             if signals.char_sim >= align::MIN_CHAR_SIMILARITY {
+                let (x, y) = read();
                 align::differences(x, y)
             } else {
                 Differences::apart()
@@ -731,7 +745,8 @@ impl Deduper {
     /// The verdict on positions `a` and `b` of a batch's texts.
     fn verdict_of(&self, sigs: &[Signature], words: &ShortWords, a: u32, b: u32) -> (Verdict, PairSignals) {
         let (a, b) = (a as usize, b as usize);
-        self.verdict(&sigs[a], &sigs[b], words.get(a).zip(words.get(b)))
+        let read = || (words.get(a).expect("a short text"), words.get(b).expect("a short text"));
+        self.verdict_reading(&sigs[a], &sigs[b], (words.is_short(a) && words.is_short(b)).then_some(read))
     }
 
     /// The [`Verifier`]'s second look at `decided`, the verdicts and signals
@@ -966,6 +981,11 @@ struct ShortWords<'t> {
 }
 
 impl<'t> ShortWords<'t> {
+    /// Whether text `k` is short: read for alignment when a pair needs it.
+    fn is_short(&self, k: usize) -> bool {
+        self.short[k].is_some()
+    }
+
     /// Text `k` read for alignment; `None` when it is long.
     fn get(&self, k: usize) -> Option<&Words<'t>> {
         let p = self.short[k]?;

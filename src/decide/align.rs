@@ -453,7 +453,7 @@ fn aligned(a: &Words, b: &Words) -> Differences {
         matched += ta[i].info;
     }
     // Equal words out of order ("X plugin for Y" / "Y plugin for X").
-    matched += pair_up(&mut ta, &mut tb, &|x, y| y.same(x));
+    matched += pair_up(&mut ta, &mut tb, |_| true, |x, y| y.same(x));
     // What the two texts share so far says whether they are copies.
     let copied = matched >= COPIED;
     // A gap that reads the same up to an edit or so, spaces aside: a typo,
@@ -462,7 +462,7 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     let ends = anchors.iter().copied().chain(std::iter::once((ta.len(), tb.len())));
     for ((sa, sb), (ea, eb)) in starts.zip(ends) {
         let (ga, gb) = (&mut ta[sa..ea], &mut tb[sb..eb]);
-        if gap_is_perturbation(ga, gb, copied) {
+        if !(ga.is_empty() && gb.is_empty()) && gap_is_perturbation(ga, gb, copied) {
             matched += residue(ga).min(residue(gb));
             ga.iter_mut().chain(gb.iter_mut()).for_each(|x| x.matched = true);
         }
@@ -471,24 +471,37 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     // after the gaps: "thins" / "thin s" is a split word, not "thin" and an "s".
     // Not inside a name unless the texts are copies: "redux-actions" and
     // "redux-action" are two packages.
-    matched += pair_up(&mut ta, &mut tb, &|x, y| {
-        x.side == y.side && x.stem.len() >= 3 && x.stem == y.stem && (copied || !(x.in_name() || y.in_name()))
-    });
+    matched += pair_up(
+        &mut ta,
+        &mut tb,
+        |x| x.stem.len() >= 3,
+        |x, y| x.side == y.side && x.stem == y.stem && (copied || !(x.in_name() || y.in_name())),
+    );
     // Typos among what is left, wherever they are.
-    matched += pair_up(&mut ta, &mut tb, &|x, y| is_typo(x, y, copied));
+    matched += pair_up(&mut ta, &mut tb, could_be_typo, |x, y| is_typo(x, y, copied));
     Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
 }
 
 /// Pairs each unmatched word of `ta` with the first unmatched word of `tb`
 /// that `fits` it without breaking a name ([`breaks_name`]);
-/// returns the information they share (the smaller of the two).
-fn pair_up(ta: &mut [Token], tb: &mut [Token], fits: &dyn Fn(&Token, &Token) -> bool) -> f32 {
+/// returns the information they share (the smaller of the two). Only words
+/// that are `eligible` are tried: it must hold of both words of any pair that
+/// `fits`, and spares trying every word against every other.
+fn pair_up(
+    ta: &mut [Token],
+    tb: &mut [Token],
+    eligible: impl Fn(&Token) -> bool,
+    fits: impl Fn(&Token, &Token) -> bool,
+) -> f32 {
+    let free = |t: &[Token]| -> Vec<usize> { (0..t.len()).filter(|&k| !t[k].matched && eligible(&t[k])).collect() };
+    let (fa, mut fb) = (free(ta), free(tb));
     let mut shared = 0.0;
-    for i in 0..ta.len() {
-        if ta[i].matched {
-            continue;
+    for i in fa {
+        if fb.is_empty() {
+            break;
         }
-        if let Some(j) = (0..tb.len()).find(|&j| !tb[j].matched && fits(&ta[i], &tb[j]) && !breaks_name(ta, i, tb, j)) {
+        if let Some(at) = fb.iter().position(|&j| fits(&ta[i], &tb[j]) && !breaks_name(ta, i, tb, j)) {
+            let j = fb.remove(at);
             (ta[i].matched, tb[j].matched) = (true, true);
             shared += ta[i].info.min(tb[j].info);
         }
@@ -580,93 +593,125 @@ fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usiz
 /// (typos that make common words: "is" / "si"); between copies that
 /// happens, between templates it is another name.
 fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
-    let joined = |g: &[Token]| g.iter().filter(|x| !x.matched).flat_map(|x| x.text.chars()).collect::<Vec<char>>();
-    let (a, b) = (joined(ga), joined(gb));
+    let (la, lb) = (unmatched(ga), unmatched(gb));
     // One side may be empty: a stray letter ("war,s" / "war") is one edit;
     // between texts that are not copies, only one attached to a word in the
     // original ("color(s)"), not one standing alone ("uni-app x types").
-    if a.is_empty() && b.is_empty() {
+    if la.is_empty() && lb.is_empty() {
         return false;
     }
-    let loose = |g: &[Token]| g.iter().any(|x| !x.matched && !x.attached);
-    if !copied && ((a.is_empty() && loose(gb)) || (b.is_empty() && loose(ga))) {
+    let loose = |l: &[&Token]| l.iter().any(|x| !x.attached);
+    if !copied && ((la.is_empty() && loose(&lb)) || (lb.is_empty() && loose(&la))) {
         return false;
     }
-    if ga.iter().chain(gb).any(|x| !x.matched && x.slot) {
+    if la.iter().chain(&lb).any(|x| x.slot) {
         return false;
     }
-    // One code for another, unless only the spaces differ ("RDF/JS" / "RDFJS").
-    let codes = |g: &[Token]| g.iter().any(|x| !x.matched) && g.iter().all(|x| x.matched || x.coded());
-    if codes(ga) && codes(gb) && a != b {
-        return false;
-    }
-    if digits(&a) != digits(&b) {
-        return false;
-    }
-    let left = |g: &[Token]| -> Vec<u32> { g.iter().filter(|x| !x.matched).map(|x| x.df).collect() };
-    let established = matches!((left(ga).as_slice(), left(gb).as_slice()), ([x], [y]) if x.min(y) >= &ESTABLISHED_DOCS);
+    let established = matches!((la.as_slice(), lb.as_slice()), ([x], [y]) if x.df.min(y.df) >= ESTABLISHED_DOCS);
     if established && !copied {
+        return false;
+    }
+    let joined = |l: &[&Token]| l.iter().flat_map(|x| x.text.chars()).collect::<Vec<char>>();
+    let (a, b) = (joined(&la), joined(&lb));
+    // One code for another, unless only the spaces differ ("RDF/JS" / "RDFJS").
+    let codes = |l: &[&Token]| !l.is_empty() && l.iter().all(|x| x.coded());
+    if codes(&la) && codes(&lb) && a != b {
+        return false;
+    }
+    if !same_digits(a.iter().copied(), b.iter().copied()) {
         return false;
     }
     let limit = (a.len().max(b.len()) / if copied && !established { 4 } else { 8 }).max(1);
     edit_distance(&a, &b, limit) <= limit
 }
 
+/// The words of a gap left unmatched.
+fn unmatched<'g, 't>(gap: &'g [Token<'t>]) -> Vec<&'g Token<'t>> {
+    gap.iter().filter(|x| !x.matched).collect()
+}
+
+/// Whether a word may be a typo of some other ([`is_typo`]): not in a
+/// slot, and four bytes or more (which at least four characters need).
+fn could_be_typo(x: &Token) -> bool {
+    !x.slot && x.text.len() >= 4
+}
+
 /// One edit for words of four letters or more, two from eight (from five
 /// between copies); the same digits; one spelling rare in the corpus.
 fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
-    if x.slot || y.slot || x.side != y.side || x.df.min(y.df) > RARE_DOCS || (x.coded() && y.coded()) {
+    if !could_be_typo(x) || !could_be_typo(y) || x.side != y.side || x.df.min(y.df) > RARE_DOCS {
         return false;
     }
-    // Bytes bound characters: at most two edits, at least four characters each.
-    if x.text.len().min(y.text.len()) < 4 || x.text.len().abs_diff(y.text.len()) > 2 * 4 {
+    // Bytes bound characters: at most two edits.
+    if (x.coded() && y.coded()) || x.text.len().abs_diff(y.text.len()) > 2 * 4 {
         return false;
     }
-    let (a, b): (Vec<char>, Vec<char>) = (x.text.chars().collect(), y.text.chars().collect());
-    let shorter = a.len().min(b.len());
-    if shorter < 4 {
-        return false;
-    }
-    if digits(&a) != digits(&b) {
+    let shorter = x.text.chars().count().min(y.text.chars().count());
+    if shorter < 4 || !same_digits(x.text.chars(), y.text.chars()) {
         return false;
     }
     let allowed = if shorter >= if copied { 5 } else { 8 } { 2 } else { 1 };
-    edit_distance(&a, &b, allowed) <= allowed
+    // Most words are ASCII: their bytes are their characters.
+    let distance = if x.text.is_ascii() && y.text.is_ascii() {
+        edit_distance(x.text.as_bytes(), y.text.as_bytes(), allowed)
+    } else {
+        let (a, b): (Vec<char>, Vec<char>) = (x.text.chars().collect(), y.text.chars().collect());
+        edit_distance(&a, &b, allowed)
+    };
+    distance <= allowed
 }
 
-/// The digits of a word, in order: a typo never changes them.
-fn digits(word: &[char]) -> Vec<char> {
-    word.iter().filter(|c| c.is_numeric()).copied().collect()
+/// Whether two words have the same digits in the same order: a typo never
+/// changes them.
+fn same_digits(a: impl Iterator<Item = char>, b: impl Iterator<Item = char>) -> bool {
+    a.filter(|c| c.is_numeric()).eq(b.filter(|c| c.is_numeric()))
 }
 
 /// Optimal string alignment distance (Levenshtein with adjacent
-/// transpositions), or `limit + 1` once it must exceed `limit`.
-fn edit_distance(a: &[char], b: &[char], limit: usize) -> usize {
+/// transpositions), or `limit + 1` once it must exceed `limit`. Only the
+/// band of cells within `limit` of the diagonal can stay within it: the
+/// others are not computed (a gap of a hundred characters costs a band, not
+/// a square).
+fn edit_distance<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
     if a.len().abs_diff(b.len()) > limit {
         return limit + 1;
     }
-    // Rows i - 2, i - 1 and i, each `width` long, live at (i % 3) * width.
+    let over = limit + 1;
+    // Rows i - 2, i - 1 and i, each `width` long, live at (i % 3) * width;
+    // cells outside the band hold `over`.
     let width = b.len() + 1;
-    let mut rows = vec![0usize; 3 * width];
-    (0..width).for_each(|j| rows[j] = j);
+    // A word's rows fit on the stack; a long gap's take the heap.
+    let (mut stack, mut heap) = ([over; 3 * 24], Vec::new());
+    let rows: &mut [usize] = if 3 * width <= stack.len() {
+        &mut stack[..3 * width]
+    } else {
+        heap.resize(3 * width, over);
+        &mut heap
+    };
+    (0..width.min(over)).for_each(|j| rows[j] = j);
     for i in 1..=a.len() {
         let (prev2, prev, cur) = (((i + 1) % 3) * width, ((i - 1) % 3) * width, (i % 3) * width);
-        rows[cur] = i;
-        let mut best = i;
-        for j in 1..width {
+        let (lo, hi) = (i.saturating_sub(limit).max(1), (i + limit).min(b.len()));
+        // The cells left of the band (and the row's start) as the band's edge sees them.
+        rows[cur + lo - 1] = if lo == 1 && i <= limit { i } else { over };
+        let mut best = rows[cur + lo - 1];
+        for j in lo..=hi {
             let cost = (a[i - 1] != b[j - 1]) as usize;
             let mut d = (rows[prev + j] + 1).min(rows[cur + j - 1] + 1).min(rows[prev + j - 1] + cost);
             if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
                 d = d.min(rows[prev2 + j - 2] + 1);
             }
-            rows[cur + j] = d;
+            rows[cur + j] = d.min(over);
             best = best.min(d);
         }
+        if hi < b.len() {
+            rows[cur + hi + 1] = over; // the cell right of the band, read by the next row
+        }
         if best > limit {
-            return limit + 1;
+            return over;
         }
     }
-    rows[(a.len() % 3) * width + b.len()].min(limit + 1)
+    rows[(a.len() % 3) * width + b.len()].min(over)
 }
 
 #[cfg(test)]
@@ -690,6 +735,42 @@ mod tests {
         assert_eq!(distance("", "abc"), 3);
         assert_eq!(distance("kitten", "sitting"), 3);
         assert_eq!(distance("abcdefgh", "hgfedcba"), 4, "past the limit: limit + 1");
+    }
+
+    #[test]
+    fn the_band_gives_the_distance_of_the_whole_table() {
+        // Every cell of the table, no band, no early exit.
+        fn full(a: &[char], b: &[char]) -> usize {
+            let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+            (0..=a.len()).for_each(|i| d[i][0] = i);
+            (0..=b.len()).for_each(|j| d[0][j] = j);
+            for i in 1..=a.len() {
+                for j in 1..=b.len() {
+                    let cost = (a[i - 1] != b[j - 1]) as usize;
+                    d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                    if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                        d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
+                    }
+                }
+            }
+            d[a.len()][b.len()]
+        }
+        // Words over three letters, so that most pairs are a few edits apart;
+        // up to 30 of them, past the rows kept on the stack.
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut word = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (0..seed % 31).map(|k| b"abc"[(seed >> ((8 + 2 * k) % 56)) as usize % 3] as char).collect::<Vec<char>>()
+        };
+        for _ in 0..3000 {
+            let (a, b) = (word(), word());
+            let whole = full(&a, &b);
+            for limit in 0..6 {
+                assert_eq!(edit_distance(&a, &b, limit), whole.min(limit + 1), "{a:?} {b:?} within {limit}");
+            }
+        }
     }
 
     /// A corpus in which template words are common and names are not.
