@@ -556,11 +556,12 @@ fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usiz
         (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).map(|i| (i, x[i].key())).unzip()
     };
     let ((ia, ka), (ib, kb)) = (shared(a.0, b.1), shared(b.0, a.1));
-    // A common start is matched word for word (the walk below takes equal
-    // words first): the table is needed only after it.
+    // A common start and a common end are matched word for word: the table
+    // is needed only between them (for copies, little or nothing).
     let start = ka.iter().zip(&kb).take_while(|(x, y)| x == y).count();
+    let end = ka[start..].iter().rev().zip(kb[start..].iter().rev()).take_while(|(x, y)| x == y).count();
     let mut out: Vec<(usize, usize)> = (0..start).map(|k| (ia[k], ib[k])).collect();
-    let (ka, kb) = (&ka[start..], &kb[start..]);
+    let (ka, kb) = (&ka[start..ka.len() - end], &kb[start..kb.len() - end]);
     let (n, m) = (ka.len(), kb.len());
     // len[i * w + j]: the longest common subsequence of ka[i..] and kb[j..].
     let w = m + 1;
@@ -582,6 +583,7 @@ fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usiz
             j += 1;
         }
     }
+    out.extend((0..end).map(|k| (ia[start + n + k], ib[start + m + k])));
     out
 }
 
