@@ -156,7 +156,8 @@ pub struct WordStats {
     /// keeps a corpus of two texts from calling every word fully informative.
     prior_docs: u32,
     /// By word hash: (texts holding the word, 0); by context hash ([`context`]):
-    /// (0, different words filling that position in the corpus). One table of
+    /// (0, different words filling that position in the corpus), for the
+    /// contexts that are slots (at least [`SLOT_FILLERS`]). One table of
     /// the type the corpus statistics use (a 64-bit collision between a word
     /// and a context is negligible), so the wasm module carries one hash map.
     counts: HashMap<u64, (u32, u32)>,
@@ -180,19 +181,34 @@ impl WordStats {
     /// Counts each word once per text; `texts` are normalized, exact copies removed.
     pub fn from_texts<'a>(texts: impl IntoIterator<Item = &'a str>, prior_docs: u32) -> Self {
         let mut stats = WordStats { docs: 0, prior_docs, counts: HashMap::default() };
-        // Each (context, word) once, keyed by their combined hash.
-        let mut filled: HashMap<u64, (u32, u32)> = HashMap::default();
+        // By context: tags of the first two different fillers it has had,
+        // then `SLOT` once it has a third. That is all a slot needs, and one
+        // entry per context, where a set of every (context, word) would hold
+        // one per word of the corpus. A tag is 32 bits of the filler's hash
+        // and never 0 (empty); two fillers of one context sharing a tag
+        // (odds of 2^-31) would count as one.
+        const SLOT: u32 = u32::MAX;
+        const _: () = assert!(SLOT_FILLERS == 3, "two tags and a mark count three fillers");
+        let mut fillers: HashMap<u64, (u32, u32)> = HashMap::default();
         for text in texts {
             let keys = WordKeys::of(text);
             for (c, filler) in keys.fillers {
-                if filled.insert(filler, (0, 0)).is_none() {
-                    stats.counts.entry(c).or_default().1 += 1;
+                let tag = (filler as u32).clamp(1, SLOT - 1);
+                let (first, second) = fillers.entry(c).or_default();
+                match (*first, *second) {
+                    (0, _) => *first = tag,
+                    (f, 0) if f != tag => *second = tag,
+                    (f, s) if f != tag && s != tag => *second = SLOT,
+                    _ => {}
                 }
             }
             for h in keys.words {
                 stats.counts.entry(h).or_default().0 += 1;
             }
             stats.docs += 1;
+        }
+        for (c, _) in fillers.into_iter().filter(|&(_, (_, second))| second == SLOT) {
+            stats.counts.entry(c).or_default().1 = SLOT_FILLERS;
         }
         stats
     }
@@ -453,7 +469,7 @@ fn aligned(a: &Words, b: &Words) -> Differences {
         matched += ta[i].info;
     }
     // Equal words out of order ("X plugin for Y" / "Y plugin for X").
-    matched += pair_up(&mut ta, &mut tb, |_| true, |x, y| y.same(x));
+    matched += pair_up(&mut ta, &mut tb, &|_| true, &|x, y| y.same(x));
     // What the two texts share so far says whether they are copies.
     let copied = matched >= COPIED;
     // A gap that reads the same up to an edit or so, spaces aside: a typo,
@@ -471,14 +487,11 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     // after the gaps: "thins" / "thin s" is a split word, not "thin" and an "s".
     // Not inside a name unless the texts are copies: "redux-actions" and
     // "redux-action" are two packages.
-    matched += pair_up(
-        &mut ta,
-        &mut tb,
-        |x| x.stem.len() >= 3,
-        |x, y| x.side == y.side && x.stem == y.stem && (copied || !(x.in_name() || y.in_name())),
-    );
+    matched += pair_up(&mut ta, &mut tb, &|x| x.stem.len() >= 3, &|x, y| {
+        x.side == y.side && x.stem == y.stem && (copied || !(x.in_name() || y.in_name()))
+    });
     // Typos among what is left, wherever they are.
-    matched += pair_up(&mut ta, &mut tb, could_be_typo, |x, y| is_typo(x, y, copied));
+    matched += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied));
     Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
 }
 
@@ -490,8 +503,8 @@ fn aligned(a: &Words, b: &Words) -> Differences {
 fn pair_up(
     ta: &mut [Token],
     tb: &mut [Token],
-    eligible: impl Fn(&Token) -> bool,
-    fits: impl Fn(&Token, &Token) -> bool,
+    eligible: &dyn Fn(&Token) -> bool,
+    fits: &dyn Fn(&Token, &Token) -> bool,
 ) -> f32 {
     let free = |t: &[Token]| -> Vec<usize> { (0..t.len()).filter(|&k| !t[k].matched && eligible(&t[k])).collect() };
     let (fa, mut fb) = (free(ta), free(tb));
@@ -620,7 +633,7 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     if codes(&la) && codes(&lb) && a != b {
         return false;
     }
-    if !same_digits(a.iter().copied(), b.iter().copied()) {
+    if !same_digits(&a, &b) {
         return false;
     }
     let limit = (a.len().max(b.len()) / if copied && !established { 4 } else { 8 }).max(1);
@@ -648,25 +661,32 @@ fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
     if (x.coded() && y.coded()) || x.text.len().abs_diff(y.text.len()) > 2 * 4 {
         return false;
     }
-    let shorter = x.text.chars().count().min(y.text.chars().count());
-    if shorter < 4 || !same_digits(x.text.chars(), y.text.chars()) {
+    // A word's characters fit on the stack.
+    let (mut a, mut b) = (['\0'; 32], ['\0'; 32]);
+    let fill = |word: &str, to: &mut [char; 32]| -> Option<usize> {
+        let n = word.chars().count();
+        (n <= to.len()).then(|| word.chars().zip(to.iter_mut()).for_each(|(c, slot)| *slot = c)).map(|_| n)
+    };
+    let (heap_a, heap_b): (Vec<char>, Vec<char>);
+    let (a, b) = match (fill(x.text, &mut a), fill(y.text, &mut b)) {
+        (Some(n), Some(m)) => (&a[..n], &b[..m]),
+        _ => {
+            (heap_a, heap_b) = (x.text.chars().collect(), y.text.chars().collect());
+            (&heap_a[..], &heap_b[..])
+        }
+    };
+    let shorter = a.len().min(b.len());
+    if shorter < 4 || !same_digits(a, b) {
         return false;
     }
     let allowed = if shorter >= if copied { 5 } else { 8 } { 2 } else { 1 };
-    // Most words are ASCII: their bytes are their characters.
-    let distance = if x.text.is_ascii() && y.text.is_ascii() {
-        edit_distance(x.text.as_bytes(), y.text.as_bytes(), allowed)
-    } else {
-        let (a, b): (Vec<char>, Vec<char>) = (x.text.chars().collect(), y.text.chars().collect());
-        edit_distance(&a, &b, allowed)
-    };
-    distance <= allowed
+    edit_distance(a, b, allowed) <= allowed
 }
 
 /// Whether two words have the same digits in the same order: a typo never
 /// changes them.
-fn same_digits(a: impl Iterator<Item = char>, b: impl Iterator<Item = char>) -> bool {
-    a.filter(|c| c.is_numeric()).eq(b.filter(|c| c.is_numeric()))
+fn same_digits(a: &[char], b: &[char]) -> bool {
+    a.iter().filter(|c| c.is_numeric()).eq(b.iter().filter(|c| c.is_numeric()))
 }
 
 /// Optimal string alignment distance (Levenshtein with adjacent
@@ -674,7 +694,7 @@ fn same_digits(a: impl Iterator<Item = char>, b: impl Iterator<Item = char>) -> 
 /// band of cells within `limit` of the diagonal can stay within it: the
 /// others are not computed (a gap of a hundred characters costs a band, not
 /// a square).
-fn edit_distance<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
+fn edit_distance(a: &[char], b: &[char], limit: usize) -> usize {
     if a.len().abs_diff(b.len()) > limit {
         return limit + 1;
     }
@@ -682,14 +702,7 @@ fn edit_distance<T: PartialEq>(a: &[T], b: &[T], limit: usize) -> usize {
     // Rows i - 2, i - 1 and i, each `width` long, live at (i % 3) * width;
     // cells outside the band hold `over`.
     let width = b.len() + 1;
-    // A word's rows fit on the stack; a long gap's take the heap.
-    let (mut stack, mut heap) = ([over; 3 * 24], Vec::new());
-    let rows: &mut [usize] = if 3 * width <= stack.len() {
-        &mut stack[..3 * width]
-    } else {
-        heap.resize(3 * width, over);
-        &mut heap
-    };
+    let mut rows = vec![over; 3 * width];
     (0..width.min(over)).for_each(|j| rows[j] = j);
     for i in 1..=a.len() {
         let (prev2, prev, cur) = (((i + 1) % 3) * width, ((i - 1) % 3) * width, (i % 3) * width);
@@ -757,8 +770,8 @@ mod tests {
             }
             d[a.len()][b.len()]
         }
-        // Words over three letters, so that most pairs are a few edits apart;
-        // up to 30 of them, past the rows kept on the stack.
+        // Words of up to 30 letters out of three, so that many pairs are a
+        // few edits apart and the band is narrower than the table.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         let mut word = || {
             seed ^= seed << 13;
