@@ -341,6 +341,10 @@ struct Token<'t> {
     info: f32,
     /// Whether the word fills a template's slot ([`WordStats::is_slot`]).
     slot: bool,
+    /// Its characters, counted, and their set folded into 64 bits: what
+    /// [`is_typo`] refuses on before it compares characters.
+    letters: u32,
+    letter_set: u64,
     /// The piece of the original text it came from ([`chunks`]): words of
     /// one piece were joined without a space.
     chunk: usize,
@@ -414,6 +418,7 @@ impl WordStats {
             .enumerate()
             .map(|(i, w)| {
                 let text = &text[w.start as usize..w.end as usize];
+                let (letters, letter_set) = letters(text);
                 let token = Token {
                     text,
                     hash: w.hash,
@@ -421,6 +426,8 @@ impl WordStats {
                     df: self.df(w.hash),
                     info: self.information(text, w.hash),
                     slot: self.is_slot(&hashes, i),
+                    letters,
+                    letter_set,
                     chunk: chunks.get(i).map_or(i, |&c| c as usize),
                     attached: attached(i),
                     side,
@@ -490,8 +497,12 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     matched += pair_up(&mut ta, &mut tb, &|x| x.stem.len() >= 3, &|x, y| {
         x.side == y.side && x.stem == y.stem && (copied || !(x.in_name() || y.in_name()))
     });
-    // Typos among what is left, wherever they are.
-    matched += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied));
+    // Typos among what is left, wherever they are: one spelling of each is
+    // rare, so without a rare word left there is none.
+    let rare_left = |t: &[Token]| t.iter().any(|x| !x.matched && x.df <= RARE_DOCS && could_be_typo(x));
+    if rare_left(&ta) || rare_left(&tb) {
+        matched += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied));
+    }
     Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
 }
 
@@ -657,30 +668,31 @@ fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
     if !could_be_typo(x) || !could_be_typo(y) || x.side != y.side || x.df.min(y.df) > RARE_DOCS {
         return false;
     }
-    // Bytes bound characters: at most two edits.
-    if (x.coded() && y.coded()) || x.text.len().abs_diff(y.text.len()) > 2 * 4 {
+    // Lengths further apart than the edits allowed, or more characters new
+    // to either word (an edit brings in one at most), are no typo.
+    let (n, m) = (x.letters, y.letters);
+    let allowed: u32 = if n.min(m) >= if copied { 5 } else { 8 } { 2 } else { 1 };
+    if (x.coded() && y.coded())
+        || n.min(m) < 4
+        || n.abs_diff(m) > allowed
+        || new_letters(x.letter_set, y.letter_set).max(new_letters(y.letter_set, x.letter_set)) > allowed
+    {
         return false;
     }
-    // A word's characters fit on the stack.
-    let (mut a, mut b) = (['\0'; 32], ['\0'; 32]);
-    let fill = |word: &str, to: &mut [char; 32]| -> Option<usize> {
-        let n = word.chars().count();
-        (n <= to.len()).then(|| word.chars().zip(to.iter_mut()).for_each(|(c, slot)| *slot = c)).map(|_| n)
-    };
-    let (heap_a, heap_b): (Vec<char>, Vec<char>);
-    let (a, b) = match (fill(x.text, &mut a), fill(y.text, &mut b)) {
-        (Some(n), Some(m)) => (&a[..n], &b[..m]),
-        _ => {
-            (heap_a, heap_b) = (x.text.chars().collect(), y.text.chars().collect());
-            (&heap_a[..], &heap_b[..])
-        }
-    };
-    let shorter = a.len().min(b.len());
-    if shorter < 4 || !same_digits(a, b) {
-        return false;
-    }
-    let allowed = if shorter >= if copied { 5 } else { 8 } { 2 } else { 1 };
-    edit_distance(a, b, allowed) <= allowed
+    let (a, b): (Vec<char>, Vec<char>) = (x.text.chars().collect(), y.text.chars().collect());
+    same_digits(&a, &b) && edit_distance(&a, &b, allowed as usize) <= allowed as usize
+}
+
+/// A word's characters, counted, and their set folded into 64 bits.
+fn letters(word: &str) -> (u32, u64) {
+    word.chars().fold((0, 0), |(n, set), c| (n + 1, set | 1 << (c as u32 % 64)))
+}
+
+/// How many characters of set `p` set `q` lacks, at least ([`letters`]): no
+/// more than the edits from one word to the other, as an edit brings in one
+/// character at most.
+fn new_letters(p: u64, q: u64) -> u32 {
+    (p & !q).count_ones()
 }
 
 /// Whether two words have the same digits in the same order: a typo never
@@ -752,24 +764,58 @@ mod tests {
         assert_eq!(distance("abcdefgh", "hgfedcba"), 4, "past the limit: limit + 1");
     }
 
-    #[test]
-    fn the_band_gives_the_distance_of_the_whole_table() {
-        // Every cell of the table, no band, no early exit.
-        fn full(a: &[char], b: &[char]) -> usize {
-            let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
-            (0..=a.len()).for_each(|i| d[i][0] = i);
-            (0..=b.len()).for_each(|j| d[0][j] = j);
-            for i in 1..=a.len() {
-                for j in 1..=b.len() {
-                    let cost = (a[i - 1] != b[j - 1]) as usize;
-                    d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
-                    if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                        d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-                    }
+    /// Optimal string alignment distance from every cell of the table, no
+    /// band, no early exit.
+    fn full(a: &[char], b: &[char]) -> usize {
+        let mut d = vec![vec![0; b.len() + 1]; a.len() + 1];
+        (0..=a.len()).for_each(|i| d[i][0] = i);
+        (0..=b.len()).for_each(|j| d[0][j] = j);
+        for i in 1..=a.len() {
+            for j in 1..=b.len() {
+                let cost = (a[i - 1] != b[j - 1]) as usize;
+                d[i][j] = (d[i - 1][j] + 1).min(d[i][j - 1] + 1).min(d[i - 1][j - 1] + cost);
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
                 }
             }
-            d[a.len()][b.len()]
         }
+        d[a.len()][b.len()]
+    }
+
+    #[test]
+    fn new_letters_never_exceed_the_edits() {
+        // Words of up to 12 characters out of 100 (more than the set's 64
+        // bits, so that characters share bits), each against a copy with up
+        // to three random edits.
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n) as usize
+        };
+        let char_of = |k: usize| char::from_u32(0x61 + k as u32).unwrap();
+        for _ in 0..5000 {
+            let a: Vec<char> = (0..next(13)).map(|_| char_of(next(100))).collect();
+            let mut b = a.clone();
+            for _ in 0..next(4) {
+                let at = next(b.len() as u64 + 1);
+                match next(4) {
+                    0 if at < b.len() => b[at] = char_of(next(100)),
+                    1 => b.insert(at, char_of(next(100))),
+                    2 if at < b.len() => drop(b.remove(at)),
+                    _ if at + 1 < b.len() => b.swap(at, at + 1),
+                    _ => {}
+                }
+            }
+            let (sa, sb) = (letters(&a.iter().collect::<String>()).1, letters(&b.iter().collect::<String>()).1);
+            let edits = full(&a, &b) as u32;
+            assert!(new_letters(sa, sb) <= edits && new_letters(sb, sa) <= edits, "{a:?} {b:?}");
+        }
+    }
+
+    #[test]
+    fn the_band_gives_the_distance_of_the_whole_table() {
         // Words of up to 30 letters out of three, so that many pairs are a
         // few edits apart and the band is narrower than the table.
         let mut seed = 0x2545_f491_4f6c_dd1du64;
