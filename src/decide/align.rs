@@ -391,6 +391,9 @@ pub struct Words<'t> {
     tokens: Vec<Token<'t>>,
     /// The word hashes, sorted: which words the other text shares.
     sorted: Vec<u64>,
+    /// A bit per word, its hash's low six: a word whose bit the other text
+    /// lacks is not in it (a quick refusal before comparing words).
+    bits: u64,
     /// How many direction words the text has.
     directions: u8,
 }
@@ -437,9 +440,10 @@ impl WordStats {
                 token
             })
             .collect();
+        let bits = hashes.iter().fold(0, |bits, h| bits | 1 << (h & 63));
         let mut sorted = hashes;
         sorted.sort_unstable();
-        Words { tokens, sorted, directions: side }
+        Words { tokens, sorted, bits, directions: side }
     }
 }
 
@@ -475,8 +479,10 @@ fn aligned(a: &Words, b: &Words) -> Differences {
         (ta[i].matched, tb[j].matched) = (true, true);
         matched += ta[i].info;
     }
-    // Equal words out of order ("X plugin for Y" / "Y plugin for X").
-    matched += pair_up(&mut ta, &mut tb, &|_| true, &|x, y| y.same(x));
+    // Equal words out of order ("X plugin for Y" / "Y plugin for X"): only
+    // words both texts may have can pair.
+    let bits = a.bits & b.bits;
+    matched += pair_up(&mut ta, &mut tb, &|x| bits >> (x.hash & 63) & 1 == 1, &|x, y| y.same(x));
     // What the two texts share so far says whether they are copies.
     let copied = matched >= COPIED;
     // A gap that reads the same up to an edit or so, spaces aside: a typo,

@@ -22,7 +22,9 @@ pub struct Word {
 
 /// Han, kana and Hangul are written without spaces: each character is a word.
 fn is_unspaced_script(c: char) -> bool {
-    matches!(c as u32,
+    // Most characters are below every range: one comparison for them.
+    c >= '\u{3040}'
+        && matches!(c as u32,
         0x3040..=0x30ff | 0x3400..=0x4dbf | 0x4e00..=0x9fff | 0xac00..=0xd7af
         | 0xf900..=0xfaff | 0x20000..=0x2fa1f)
 }
