@@ -19,14 +19,16 @@
 //! word with a digit weighs 1 (a version or a model: "Spectrum 2 UI").
 //!
 //! A typo and another name can be one letter apart: "sever" / "server", but
-//! "psd" / "psi", "mysql" / "mssql", "react" / "preact". Three things from the
-//! corpus tell them apart:
+//! "psd" / "psi", "mysql" / "mssql", "react" / "preact". What the corpus
+//! says of the words tells them apart:
 //!
 //! - digits never differ in a typo ("mat2" / "mat3");
 //! - a code written in capitals in a text that is not ("RH", "ODT",
 //!   "KOI8-U") and found in `CODE_DOCS` texts or more is never garbled:
 //!   "RH" / "LH" are two cursor themes even in otherwise copied texts, while
 //!   a shouted word garbled in a copied quote ("ROBTOS") is in one text;
+//! - so are two names, each in two texts or more and rare in the corpus
+//!   ("libgdk-3" / "libgtk-3", "kWnn" / "cWnn"; `NAME_INFORMATION`);
 //! - a misspelling is rare; two established words ("react", "preact") are
 //!   both common (for single words; see `gap_is_perturbation` for gaps);
 //! - a template's slot is where names differ: "TypeScript definitions for
@@ -97,6 +99,15 @@ const ESTABLISHED_DOCS: u32 = 3;
 /// this many texts is a code: two codes an edit apart are two things
 /// ("RH" / "LH", "ODT" / "ODP", "KOI8-U" / "KOI8-R"), copies or not.
 const CODE_DOCS: u32 = 2;
+
+/// Information from which a word attested in [`CODE_DOCS`] texts or more
+/// is a name, not a common word: two such names an edit apart are two
+/// things, copies or not ("libgdk-3" / "libgtk-3", "servo" / "serde",
+/// "kWnn" / "cWnn"), while a typo in a copied quote that makes another
+/// common word ("form" / "from") is still one. Scaled by the corpus's size
+/// (it is an IDF): more texts, more texts per name. 0.65 to 0.8 gave the
+/// same links on the Debian summaries and lost the same one stress pair.
+const NAME_INFORMATION: f32 = 0.75;
 
 /// Bytes that join words without a space in names: "json-buffer",
 /// "cookie_js", "lodash.merge". Not "/", which in prose is "or"
@@ -639,6 +650,9 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     if la.iter().chain(&lb).any(|x| x.slot) {
         return false;
     }
+    if matches!((la.as_slice(), lb.as_slice()), ([x], [y]) if two_names(x, y)) {
+        return false;
+    }
     let established = matches!((la.as_slice(), lb.as_slice()), ([x], [y]) if x.df.min(y.df) >= ESTABLISHED_DOCS);
     if established && !copied {
         return false;
@@ -671,7 +685,7 @@ fn could_be_typo(x: &Token) -> bool {
 /// One edit for words of four letters or more, two from eight (from five
 /// between copies); the same digits; one spelling rare in the corpus.
 fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
-    if !could_be_typo(x) || !could_be_typo(y) || x.side != y.side || x.df.min(y.df) > RARE_DOCS {
+    if !could_be_typo(x) || !could_be_typo(y) || x.side != y.side || x.df.min(y.df) > RARE_DOCS || two_names(x, y) {
         return false;
     }
     // Lengths further apart than the edits allowed, or more characters new
@@ -687,6 +701,13 @@ fn is_typo(x: &Token, y: &Token, copied: bool) -> bool {
     }
     let (a, b): (Vec<char>, Vec<char>) = (x.text.chars().collect(), y.text.chars().collect());
     same_digits(&a, &b) && edit_distance(&a, &b, allowed as usize) <= allowed as usize
+}
+
+/// Two names of the corpus's own: each attested ([`CODE_DOCS`] texts or
+/// more, where a misspelling is mostly in one) and rare enough to name one
+/// thing ([`NAME_INFORMATION`]). An edit apart they are two things.
+fn two_names(x: &Token, y: &Token) -> bool {
+    x.df.min(y.df) >= CODE_DOCS && x.info.min(y.info) >= NAME_INFORMATION
 }
 
 /// A word's characters, counted, and their set folded into 64 bits.
@@ -978,6 +999,27 @@ mod tests {
         assert_eq!(chunks("fonts KOI8-U for X", 5, fold), vec![0, 1 | NAME | CAPS, 1 | NAME | CAPS, 2, 3]);
         assert_eq!(chunks("A quote by I", 4, fold), Vec::<u16>::new(), "one capital letter is not a code");
         assert_eq!(chunks("THE TEXT SHOUTED", 3, fold), Vec::<u16>::new(), "capitals everywhere are no code");
+    }
+
+    #[test]
+    fn two_names_an_edit_apart_are_two_things_even_between_copies() {
+        let mut texts: Vec<String> = (0..1000).map(|i| format!("filler w{i}")).collect();
+        texts.extend(
+            [
+                "ffi bindings to libgdk rust source code",
+                "ffi bindings to libgtk rust source code",
+                "libgdk headers",
+                "libgtk headers",
+                "the quick fox jumps over libgdk twice a day",
+                "the quick fox jumps over libgdq twice a day",
+            ]
+            .map(String::from),
+        );
+        let stats = WordStats::from_texts(texts.iter().map(String::as_str), 0);
+        let names = differences(&texts[1000], &texts[1001], &stats);
+        assert!(names.matched >= COPIED && names.replaced() > 0.0, "libgdk / libgtk: {names:?}");
+        let garbled = differences(&texts[1004], &texts[1005], &stats);
+        assert_eq!(garbled.similarity(), 1.0, "a name garbled in one text: {garbled:?}");
     }
 
     #[test]
