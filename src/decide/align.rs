@@ -28,7 +28,7 @@
 //!   "RH" / "LH" are two cursor themes even in otherwise copied texts, while
 //!   a shouted word garbled in a copied quote ("ROBTOS") is in one text;
 //! - so are two names, each in two texts or more and rare in the corpus
-//!   ("libgdk-3" / "libgtk-3", "kWnn" / "cWnn"; `NAME_INFORMATION`);
+//!   ("kWnn" / "cWnn", "libsvtav1enc" / "libsvtav1dec"; `NAME_INFORMATION`);
 //! - a misspelling is rare; two established words ("react", "preact") are
 //!   both common (for single words; see `gap_is_perturbation` for gaps);
 //! - a template's slot is where names differ: "TypeScript definitions for
@@ -102,9 +102,10 @@ const CODE_DOCS: u32 = 2;
 
 /// Information from which a word attested in [`CODE_DOCS`] texts or more
 /// is a name, not a common word: two such names an edit apart are two
-/// things, copies or not ("libgdk-3" / "libgtk-3", "servo" / "serde",
-/// "kWnn" / "cWnn"), while a typo in a copied quote that makes another
-/// common word ("form" / "from") is still one. Scaled by the corpus's size
+/// things, copies or not ("kWnn" / "cWnn", "libsvtav1enc" /
+/// "libsvtav1dec"), while a typo in a copied quote that makes another
+/// common word ("form" / "from") is still one. A name against a spelling
+/// in one text ("libgdk-3" / "libgtk-3") still reads as a garbled copy. Scaled by the corpus's size
 /// (it is an IDF): more texts, more texts per name. 0.65 to 0.8 gave the
 /// same links on the Debian summaries and lost the same one stress pair.
 const NAME_INFORMATION: f32 = 0.75;
@@ -1006,18 +1007,18 @@ mod tests {
         let mut texts: Vec<String> = (0..1000).map(|i| format!("filler w{i}")).collect();
         texts.extend(
             [
-                "ffi bindings to libgdk rust source code",
-                "ffi bindings to libgtk rust source code",
-                "libgdk headers",
-                "libgtk headers",
-                "the quick fox jumps over libgdk twice a day",
-                "the quick fox jumps over libgdq twice a day",
+                "header files and static library for kwnn",
+                "header files and static library for cwnn",
+                "freewnn library for kwnn",
+                "freewnn library for cwnn",
+                "the quick fox jumps over kwnn twice a day",
+                "the quick fox jumps over kwmn twice a day",
             ]
             .map(String::from),
         );
         let stats = WordStats::from_texts(texts.iter().map(String::as_str), 0);
         let names = differences(&texts[1000], &texts[1001], &stats);
-        assert!(names.matched >= COPIED && names.replaced() > 0.0, "libgdk / libgtk: {names:?}");
+        assert!(names.matched >= COPIED && names.replaced() > 0.0, "kwnn / cwnn: {names:?}");
         let garbled = differences(&texts[1004], &texts[1005], &stats);
         assert_eq!(garbled.similarity(), 1.0, "a name garbled in one text: {garbled:?}");
     }
