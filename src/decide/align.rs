@@ -640,11 +640,12 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     let (la, lb) = (unmatched(ga), unmatched(gb));
     // One side may be empty: a stray letter ("war,s" / "war") is one edit;
     // between texts that are not copies, only one attached to a word in the
-    // original ("color(s)"), not one standing alone ("uni-app x types").
+    // original ("color(s)"), not one standing alone ("uni-app x types") nor
+    // one joined into a name ("react-s-alert", "B-spline", "Saxon-B").
     if la.is_empty() && lb.is_empty() {
         return false;
     }
-    let loose = |l: &[&Token]| l.iter().any(|x| !x.attached);
+    let loose = |l: &[&Token]| l.iter().any(|x| !x.attached || x.in_name());
     if !copied && ((la.is_empty() && loose(&lb)) || (lb.is_empty() && loose(&la))) {
         return false;
     }
@@ -1052,6 +1053,8 @@ mod tests {
         let stats = corpus();
         let product = compare("uni-app x types", "uni-app types", &stats);
         assert!(product.added() > 0.5, "{product:?}");
+        let joined = compare("python sdk for react-s-alert", "python sdk for react-alert", &stats);
+        assert!(joined.added() > 0.5, "a letter joined into a name: {joined:?}");
         let plural = compare("color(s) picker", "color picker", &stats);
         assert_eq!(plural.similarity(), 1.0, "{plural:?}");
         // "actions" and "action" both established: not a typo of one another.
