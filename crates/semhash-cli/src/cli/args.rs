@@ -62,6 +62,9 @@ pub struct PipelineArgs {
     pub config: Option<PathBuf>,
     /// Decide pairs by a learned boundary (a model file made by `semhash
     /// train-boundary`, e.g. models/boundary.json) instead of the threshold rules.
+    /// It finds more reworded copies and links far more distinct short texts
+    /// that share a template (package descriptions, titles): see the README
+    /// before using it on such data.
     #[arg(long, value_name = "FILE")]
     pub boundary: Option<PathBuf>,
     /// Near-duplicate threshold on weighted word-shingle similarity, in (0, 1]
