@@ -105,9 +105,10 @@ const CODE_DOCS: u32 = 2;
 /// things, copies or not ("kWnn" / "cWnn", "libsvtav1enc" /
 /// "libsvtav1dec"), while a typo in a copied quote that makes another
 /// common word ("form" / "from") is still one. A name against a spelling
-/// in one text ("libgdk-3" / "libgtk-3") still reads as a garbled copy. Scaled by the corpus's size
-/// (it is an IDF): more texts, more texts per name. 0.65 to 0.8 gave the
-/// same links on the Debian summaries and lost the same one stress pair.
+/// in one text ("libgdk-3" / "libgtk-3") still reads as a garbled copy.
+/// Scaled by the corpus's size (it is an IDF): more texts, more texts per
+/// name. 0.65 to 0.8 gave the same links on the Debian summaries and lost
+/// the same one stress pair.
 const NAME_INFORMATION: f32 = 0.75;
 
 /// Bytes that join words without a space in names: "json-buffer",
@@ -652,10 +653,15 @@ fn gap_is_perturbation(ga: &[Token], gb: &[Token], copied: bool) -> bool {
     if la.iter().chain(&lb).any(|x| x.slot) {
         return false;
     }
-    if matches!((la.as_slice(), lb.as_slice()), ([x], [y]) if two_names(x, y)) {
+    // One word against one: what the corpus says of the two words decides.
+    let words = match (la.as_slice(), lb.as_slice()) {
+        ([x], [y]) => Some((x, y)),
+        _ => None,
+    };
+    if words.is_some_and(|(x, y)| two_names(x, y)) {
         return false;
     }
-    let established = matches!((la.as_slice(), lb.as_slice()), ([x], [y]) if x.df.min(y.df) >= ESTABLISHED_DOCS);
+    let established = words.is_some_and(|(x, y)| x.df.min(y.df) >= ESTABLISHED_DOCS);
     if established && !copied {
         return false;
     }
