@@ -215,6 +215,23 @@ mod routed {
     pub const KEY: usize = 17;
     /// Pair records: tag u8, a u32, b u32.
     pub const PAIR: usize = 9;
+    /// A candidate pair sent to its lower side's partition, which sends
+    /// that side on to the higher side's ([`VERIFY`] meets it there).
+    pub const TO_LOWER: u8 = 2;
+    /// A candidate pair sent to its higher side's partition, which keeps
+    /// that side for verifying there.
+    pub const TO_HIGHER: u8 = 3;
+    /// A candidate pair to verify where both its sides arrive.
+    pub const VERIFY: u8 = 4;
+    /// A side record: tag u8, position u32, text bytes u32, signature
+    /// bytes u32, the text (UTF-8), the signature.
+    pub const SIDE: u8 = 5;
+    const SIDE_HEAD: usize = 13;
+
+    /// The partition that holds a position's side.
+    pub fn home(position: u32, parts: u32) -> usize {
+        part(u64::from(position), parts)
+    }
 
     /// The partition of a hash (keys are hashes already; spread the bits).
     pub fn part(hash: u64, parts: u32) -> usize {
@@ -229,6 +246,73 @@ mod routed {
     pub fn u32_at(r: &[u8], at: usize) -> u32 {
         u32::from_le_bytes(r[at..at + 4].try_into().expect("4 bytes"))
     }
+
+    pub fn push_pair(block: &mut Vec<u8>, tag: u8, a: u32, b: u32) {
+        block.push(tag);
+        block.extend_from_slice(&a.to_le_bytes());
+        block.extend_from_slice(&b.to_le_bytes());
+    }
+
+    pub fn push_side(block: &mut Vec<u8>, position: u32, text: &str, signature: &[u8]) {
+        block.push(SIDE);
+        for n in [position, text.len() as u32, signature.len() as u32] {
+            block.extend_from_slice(&n.to_le_bytes());
+        }
+        block.extend_from_slice(text.as_bytes());
+        block.extend_from_slice(signature);
+    }
+
+    /// A record of a block that mixes pairs and sides.
+    pub enum Record<'b> {
+        Pair {
+            tag: u8,
+            a: u32,
+            b: u32,
+        },
+        /// `whole` is the record as sent, to pass on unchanged.
+        Side {
+            position: u32,
+            text: &'b str,
+            signature: &'b [u8],
+            whole: &'b [u8],
+        },
+    }
+
+    /// The records of a block of pairs and sides, or why it is not one.
+    pub fn read(mut block: &[u8]) -> impl Iterator<Item = Result<Record<'_>, String>> {
+        std::iter::from_fn(move || {
+            let record = next(&mut block);
+            if record.is_err() {
+                block = &[];
+            }
+            record.transpose()
+        })
+    }
+
+    fn cut<'b>(block: &mut &'b [u8], n: usize) -> Result<&'b [u8], String> {
+        let (head, rest) = block.split_at_checked(n).ok_or_else(|| format!("a record cut short ({n} bytes wanted)"))?;
+        *block = rest;
+        Ok(head)
+    }
+
+    fn next<'b>(block: &mut &'b [u8]) -> Result<Option<Record<'b>>, String> {
+        let Some(&tag) = block.first() else { return Ok(None) };
+        Ok(Some(match tag {
+            SIDE => {
+                let head = block.get(..SIDE_HEAD).ok_or("a side record cut short")?;
+                let text_len = u32_at(head, 5) as usize;
+                let whole = cut(block, SIDE_HEAD + text_len + u32_at(head, 9) as usize)?;
+                let text = std::str::from_utf8(&whole[SIDE_HEAD..SIDE_HEAD + text_len])
+                    .map_err(|_| "a side's text is not UTF-8".to_owned())?;
+                Record::Side { position: u32_at(whole, 1), text, signature: &whole[SIDE_HEAD + text_len..], whole }
+            }
+            TO_LOWER | TO_HIGHER | VERIFY => {
+                let r = cut(block, PAIR)?;
+                Record::Pair { tag, a: u32_at(r, 1), b: u32_at(r, 5) }
+            }
+            other => return Err(format!("not a record tag: {other}")),
+        }))
+    }
 }
 
 fn records<'b>(blocks: &'b [Vec<u8>], size: usize, what: &str) -> PyResult<impl Iterator<Item = &'b [u8]>> {
@@ -236,6 +320,22 @@ fn records<'b>(blocks: &'b [Vec<u8>], size: usize, what: &str) -> PyResult<impl 
         return Err(SemHashError::new_err(format!("a block of {what} of {} bytes is not whole records", b.len())));
     }
     Ok(blocks.iter().flat_map(move |b| b.chunks_exact(size)))
+}
+
+fn missing_side(position: u32) -> PyErr {
+    SemHashError::new_err(format!("the side of position {position} did not reach its pairs"))
+}
+
+/// The candidate pairs `(a, b)` in a block from [`Stages::candidate_pairs`].
+#[pyfunction]
+pub fn pairs_of(block: &[u8]) -> PyResult<Vec<(u32, u32)>> {
+    routed::read(block)
+        .filter_map(|record| match record {
+            Ok(routed::Record::Pair { tag: routed::TO_LOWER, a, b }) => Some(Ok((a, b))),
+            Ok(_) => None,
+            Err(e) => Some(Err(SemHashError::new_err(e))),
+        })
+        .collect()
 }
 
 /// The stage functions of one (lexical) pipeline.
@@ -426,20 +526,111 @@ impl Stages {
     /// The candidate pairs in these blocks of pair records (one
     /// partition's): those of a band bucket, and those of at least
     /// [`semhash::stages::Stages::min_shared_passages`] passage buckets;
-    /// each once, sorted.
-    fn candidate_pairs(&self, blocks: Vec<Vec<u8>>) -> PyResult<Vec<(u32, u32)>> {
+    /// each once, and sent to both its sides' partitions (of `parts`), where
+    /// [`Stages::send_sides`] meets them with the sides.
+    fn candidate_pairs(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let mut tagged: Vec<(u32, u32, u8)> = records(&blocks, routed::PAIR, "pairs")?
             .map(|r| (routed::u32_at(r, 1), routed::u32_at(r, 5), r[0]))
             .collect();
         tagged.sort_unstable();
         let least = self.stages().min_shared_passages();
-        Ok(tagged
-            .chunk_by(|x, y| (x.0, x.1) == (y.0, y.1))
-            .filter(|same| {
-                same.iter().any(|t| t.2 == routed::BAND)
-                    || same.iter().filter(|t| t.2 == routed::PASSAGE).count() >= least
-            })
-            .map(|same| (same[0].0, same[0].1))
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for same in tagged.chunk_by(|x, y| (x.0, x.1) == (y.0, y.1)) {
+            if same.iter().any(|t| t.2 == routed::BAND)
+                || same.iter().filter(|t| t.2 == routed::PASSAGE).count() >= least
+            {
+                let (a, b) = (same[0].0, same[0].1);
+                routed::push_pair(&mut out[routed::home(a, parts)], routed::TO_LOWER, a, b);
+                routed::push_pair(&mut out[routed::home(b, parts)], routed::TO_HIGHER, a, b);
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// Signed texts `(position, text, signature)` as side records, each
+    /// sent to its position's partition (of `parts`).
+    fn route_sides(&self, rows: Vec<PySigned>, parts: u32) -> Vec<(u32, Vec<u8>)> {
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for (position, text, signature) in rows {
+            routed::push_side(&mut out[routed::home(position, parts)], position, &text, &signature);
+        }
+        routed::blocks(out)
+    }
+
+    /// One partition's sides and candidate pairs (from
+    /// [`Stages::candidate_pairs`] and [`Stages::route_sides`]): each pair
+    /// goes to its higher side's partition to be verified, with its lower
+    /// side; a higher side stays. A side travels once per partition that
+    /// needs it. Blocks by partition (of `parts`).
+    fn send_sides(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let mut sides = HashMap::new();
+        let mut wanted = Vec::new();
+        for block in &blocks {
+            for record in routed::read(block) {
+                match record.map_err(SemHashError::new_err)? {
+                    routed::Record::Side { position, whole, .. } => {
+                        sides.insert(position, whole);
+                    }
+                    routed::Record::Pair { tag, a, b } => wanted.push((tag, a, b)),
+                }
+            }
+        }
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        let mut sent = std::collections::HashSet::new();
+        for (tag, a, b) in wanted {
+            let there = routed::home(b, parts);
+            let side = match tag {
+                routed::TO_LOWER => {
+                    routed::push_pair(&mut out[there], routed::VERIFY, a, b);
+                    a
+                }
+                routed::TO_HIGHER => b,
+                _ => return Err(SemHashError::new_err(format!("pair ({a}, {b}) has no side to send yet"))),
+            };
+            let whole = sides.get(&side).ok_or_else(|| missing_side(side))?;
+            if sent.insert((side, there)) {
+                out[there].extend_from_slice(whole);
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// The links the pairs to verify in these blocks (one partition's, from
+    /// [`Stages::send_sides`]) make under the corpus's word statistics;
+    /// each side is read once.
+    fn verify_blocks(&self, blocks: Vec<Vec<u8>>, words: &WordTable) -> PyResult<Vec<PyLink>> {
+        let mut sides = HashMap::new();
+        let mut pairs = Vec::new();
+        for block in &blocks {
+            for record in routed::read(block) {
+                match record.map_err(SemHashError::new_err)? {
+                    routed::Record::Side { position, text, signature, .. } => {
+                        sides.insert(position, (text, signature));
+                    }
+                    routed::Record::Pair { tag: routed::VERIFY, a, b } => pairs.push((a, b)),
+                    routed::Record::Pair { a, b, .. } => {
+                        return Err(SemHashError::new_err(format!("pair ({a}, {b}) has not met its sides")))
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
+        let stages = self.stages();
+        let mut read = HashMap::new();
+        for &position in pairs.iter().flat_map(|(a, b)| [a, b]) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(position) {
+                let &(text, signature) = sides.get(&position).ok_or_else(|| missing_side(position))?;
+                slot.insert((self.signature(signature)?, stages.prepare(text)));
+            }
+        }
+        let side = |position| {
+            let (signature, prepared) = &read[&position];
+            Side { position, signature, words: stages.is_short(signature).then(|| stages.read(&words.stats, prepared)) }
+        };
+        Ok(pairs
+            .iter()
+            .filter_map(|&(a, b)| stages.verify(&side(a), &side(b)))
+            .map(|l| (l.a, l.b, relation_name(l.relation), l.score))
             .collect())
     }
 
@@ -477,13 +668,6 @@ impl Stages {
     /// word table and context table ([`context_counts`]).
     fn word_table(&self, short_docs: u64, words: &[u8], contexts: &[u8]) -> PyResult<WordTable> {
         Ok(WordTable { stats: self.stages().word_stats(short_docs, decode_counts(words)?, decode_counts(contexts)?) })
-    }
-
-    /// The link each candidate pair of `(position, text, signature)` sides
-    /// makes, or None, under the corpus's word statistics; `a` at the lower
-    /// position.
-    fn verify_with(&self, pairs: Vec<(PySigned, PySigned)>, words: &WordTable) -> PyResult<Vec<Option<PyLink>>> {
-        pairs.iter().map(|(a, b)| self.link((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), &words.stats)).collect()
     }
 
     /// The link each candidate pair makes, or None: `(a, b)` sides with

@@ -136,7 +136,7 @@ def _gathered(tables: Any, P: int, split, merge, finish) -> bytes:
     into ``P`` parts (``split``), the parts are merged on the executor they
     land on (``merge``) and made a count table there (``finish``), and only
     those travel to the driver, which joins them (they hold other hashes)."""
-    parts = tables.flatMap(lambda table: split(table, P)).partitionBy(P, lambda part: part)
+    parts = _by_block(tables.flatMap(lambda table: split(table, P)), P)
     done = parts.mapPartitions(lambda blocks: [finish(functools.reduce(merge, (b for _, b in blocks), b""))])
     return functools.reduce(_native.merge_counts, done.collect(), b"")
 
@@ -344,9 +344,21 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
     return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
 
 
+def _by_block(rdd: Any, P: int) -> Any:
+    """Blocks of records keyed by their partition, sent there."""
+    return rdd.partitionBy(P, _identity_part)
+
+
+def _identity_part(part: int) -> int:
+    return part
+
+
 def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
     """Counts the word statistics (partitions count, Spark sums, the sums
-    are broadcast); returns each candidate pair's link or None."""
+    are broadcast); returns each candidate pair's link or None. The pairs
+    (blocks from ``candidate_pairs``) meet their sides natively, as blocks:
+    each side goes to its position's partition, which sends it on to the
+    partitions of its pairs' higher sides, where they are verified."""
     texts = signed.map(lambda kv: (kv[1][1], kv[1][2]))
     partials = texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_words, _sum_words, (0, b"", b"")))
     partials = partials.cache()
@@ -356,15 +368,19 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
     words = sc.broadcast((short, _summed(partials.map(lambda p: p[1]), P), contexts))
     partials.unpersist()
 
-    def verify(rows):
-        stages = _stages(conf)
-        table = _loaded(words, lambda value: stages.word_table(*value))
+    def routed_sides(rows):
         for batch in _batched(rows):
-            yield from stages.verify_with(batch, table)
+            yield from _stages(conf).route_sides([(r[0], r[1][1], r[1][2]) for r in batch], P)
 
-    sides = signed.map(lambda kv: (kv[0], kv[1][1:]))  # head -> (text, signature)
-    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1])).join(sides, P)
-    return paired.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1])).mapPartitions(verify)
+    def send_sides(blocks):
+        yield from _stages(conf).send_sides([block for _, block in blocks], P)
+
+    def verify(blocks):
+        stages = _stages(conf)
+        yield from stages.verify_blocks([block for _, block in blocks], _loaded(words, lambda value: stages.word_table(*value)))
+
+    met = _by_block(signed.mapPartitions(routed_sides).union(pairs), P).mapPartitions(send_sides)
+    return _by_block(met, P).mapPartitions(verify)
 
 
 def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
@@ -394,7 +410,7 @@ def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: 
     sides.count()
 
     verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
-    paired = pairs.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
+    paired = pairs.flatMap(lambda kv: _native.pairs_of(kv[1])).join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
     return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
 
 
@@ -617,20 +633,17 @@ def dedup(
         yield from _stages(conf).bucket_pairs([block for _, block in blocks], P)
 
     def candidate_pairs(blocks):
-        yield from _stages(conf).candidate_pairs([block for _, block in blocks])
-
-    def by_block(rdd):
-        return rdd.partitionBy(P, lambda part: part)
+        yield from _stages(conf).candidate_pairs([block for _, block in blocks], P)
 
     pairs, _ = kept.keep(
         "candidates",
         lambda: (
-            by_block(by_block(signed.mapPartitions(routed_keys)).mapPartitions(bucket_pairs)).mapPartitions(candidate_pairs),
+            _by_block(_by_block(signed.mapPartitions(routed_keys), P).mapPartitions(bucket_pairs), P).mapPartitions(candidate_pairs),
             None,
         ),
     )
-    pairs = pairs.cache()
-    candidates = pairs.count()
+    pairs = pairs.cache()  # blocks of pairs, by partition
+    candidates = pairs.map(lambda kv: len(_native.pairs_of(kv[1]))).sum()
     lap("candidates")
 
     # Word statistics of the short texts, then each candidate pair's verdict.
