@@ -344,6 +344,18 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
     return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
 
 
+#: Texts per partition where pairs meet their sides: a task holds its
+#: partition's sides whole (text, signature and the text read for
+#: verifying: about 3.5 KB each), so the partitions grow in number with the
+#: corpus rather than in size.
+SIDES_PER_PART = 25_000
+
+
+def _meeting_parts(distinct: int, P: int) -> int:
+    """Partitions where candidate pairs meet their sides (at least ``P``)."""
+    return max(P, -(-distinct // SIDES_PER_PART))
+
+
 def _by_block(rdd: Any, P: int) -> Any:
     """Blocks of records keyed by their partition, sent there."""
     return rdd.partitionBy(P, _identity_part)
@@ -353,12 +365,13 @@ def _identity_part(part: int) -> int:
     return part
 
 
-def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
+def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int, meet: int):
     """Counts the word statistics (partitions count, Spark sums, the sums
     are broadcast); returns each candidate pair's link or None. The pairs
     (blocks from ``candidate_pairs``) meet their sides natively, as blocks:
     each side goes to its position's partition, which sends it on to the
-    partitions of its pairs' higher sides, where they are verified."""
+    partitions of its pairs' higher sides, where they are verified (``meet``
+    partitions: :func:`_meeting_parts`)."""
     texts = signed.map(lambda kv: (kv[1][1], kv[1][2]))
     partials = texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_words, _sum_words, (0, b"", b"")))
     partials = partials.cache()
@@ -370,20 +383,20 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
 
     def routed_sides(rows):
         for batch in _batched(rows):
-            yield from _stages(conf).route_sides([(r[0], r[1][1], r[1][2]) for r in batch], P)
+            yield from _stages(conf).route_sides([(r[0], r[1][1], r[1][2]) for r in batch], meet)
 
     def send_sides(blocks):
-        yield from _stages(conf).send_sides([block for _, block in blocks], P)
+        yield from _stages(conf).send_sides([block for _, block in blocks], meet)
 
     def verify(blocks):
         stages = _stages(conf)
         yield from stages.verify_blocks([block for _, block in blocks], _loaded(words, lambda value: stages.word_table(*value)))
 
-    met = _by_block(signed.mapPartitions(routed_sides).union(pairs), P).mapPartitions(send_sides)
-    return _by_block(met, P).mapPartitions(verify)
+    met = _by_block(signed.mapPartitions(routed_sides).union(pairs), meet).mapPartitions(send_sides)
+    return _by_block(met, meet).mapPartitions(verify)
 
 
-def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int):
+def _links_by_shuffle(conf: Optional[str], signed: Any, pairs: Any, P: int):
     """Joins each short text's own word counts to it through shuffles;
     returns each candidate pair's link or None."""
     words = signed.mapPartitions(_answers(conf, "word_keys", lambda r: r[1][1:]))
@@ -414,10 +427,27 @@ def _links_by_shuffle(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: 
     return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
 
 
-def _components_on_driver(sc: Any, links: List[Any], assign):
-    """Connected components of ``links`` by union-find on the driver; the
-    star clustering of each (``assign``) on the executors. Returns the
-    placements and the broadcast set of linked positions."""
+def _line(id_: Any, cluster: int, rep_id: Any, relation: str, score: float, parent_id: Any) -> str:
+    """One document's output line, as ``semhash dedup`` writes it."""
+    line = (
+        f'{{"id":{json.dumps(id_, ensure_ascii=False)},"cluster":{cluster},'
+        f'"representative":{json.dumps(rep_id, ensure_ascii=False)},"relation":"{relation}",'
+        f'"score":{_score(score)}'
+    )
+    if parent_id is not None:
+        line += f',"parent":{json.dumps(parent_id, ensure_ascii=False)}'
+    return line + "}\n"
+
+
+def _numbered_on_driver(sc: Any, links: List[Any], docs: Any, documents: int, assign, P: int, lap):
+    """Output rows (id, cluster, representative's id, relation, score,
+    parent's id) in position order, for ``links`` held on the driver:
+    connected components by union-find there, the star clustering of each
+    (``assign``) on the executors, and the clusters numbered while the ids
+    stream past in position order (a cluster's number is taken at its first
+    position). The driver holds the linked documents' placements and the
+    ids of their representatives and parents, as it holds their links.
+    Returns the rows (an iterator) and the number of clusters."""
     parent: Dict[int, int] = {}
 
     def find(x: int) -> int:
@@ -435,8 +465,77 @@ def _components_on_driver(sc: Any, links: List[Any], assign):
     components: Dict[int, List[Any]] = {}
     for link in links:
         components.setdefault(find(link[0]), []).append(link)
+    lap("components")
     placed = sc.parallelize(list(components.values()), max(1, sc.defaultParallelism)).mapPartitions(assign)
-    return placed, sc.broadcast({p for a, b, _, _ in links for p in (a, b)})
+    placements = {p[0]: p[1:] for p in placed.collect()}  # position -> (representative, parent, relation, score)
+    lap("assign")
+    named = sc.broadcast({q for rep, up, _, _ in placements.values() for q in (rep, up) if q is not None})
+    id_of = dict(docs.filter(lambda kv: kv[0] in named.value).map(lambda kv: (kv[0], kv[1][0])).collect())
+    ordered = docs.map(lambda kv: (kv[0], kv[1][0])).sortByKey(numPartitions=P)
+    clusters = documents - len(placements) + len({rep for rep, _, _, _ in placements.values()})
+    lap("number")
+
+    def rows():
+        taken = 0  # clusters numbered so far
+        number: Dict[int, int] = {}  # representative -> its cluster's number
+        for position, id_ in ordered.toLocalIterator():
+            placement = placements.get(position)
+            if placement is None:  # a cluster of its own
+                yield id_, taken, id_, "none", 0.0, None
+                taken += 1
+                continue
+            rep, up, relation, score = placement
+            if rep not in number:
+                number[rep] = taken
+                taken += 1
+            yield id_, number[rep], id_of[rep], relation, score, None if up is None else id_of[up]
+
+    return rows(), clusters
+
+
+def _numbered_on_executors(links: Any, docs: Any, assign, P: int, lap):
+    """Output rows as :func:`_numbered_on_driver` gives them, with nothing
+    held whole on the driver: connected components by large-star /
+    small-star rounds, the star clustering of each on the executors, the
+    clusters numbered by a sort of their first positions and the ids joined
+    to representatives and parents. Returns the rows (an iterator), the
+    rounds and the number of clusters."""
+    root, rounds = _component_roots(links.map(lambda link: (link[0], link[1])))
+    root = root.cache()
+    root.count()
+    by_root = links.map(lambda link: (link[0], link)).join(root, P).map(lambda kv: (kv[1][1], kv[1][0]))
+    placed = by_root.groupByKey(P).values().mapPartitions(assign)
+    singles = docs.keys().map(lambda p: (p, None)).subtractByKey(root, P).keys()
+    lap("components")
+    singles = singles.map(lambda p: (p, (p, None, "none", 0.0)))
+    placements = placed.map(lambda p: (p[0], p[1:])).union(singles).cache()  # pos -> (rep, parent, relation, score)
+    placements.count()
+    lap("assign")
+
+    # Clusters numbered in order of their first documents; ids joined back.
+    firsts = placements.map(lambda kv: (kv[1][0], kv[0])).reduceByKey(min, P)
+    numbers = firsts.map(lambda kv: (kv[1], kv[0])).sortByKey(numPartitions=P).map(lambda kv: kv[1]).zipWithIndex()  # rep -> cluster
+    clusters = numbers.count()
+    ids = docs.mapValues(lambda v: v[0])
+
+    def by_parent(kv):
+        # Keyed -1 without a parent: a shuffle that spills sorts its keys,
+        # and None does not sort with numbers.
+        _, (((pos, parent, relation, score), cluster), rep_id) = kv
+        return -1 if parent is None else parent, (pos, cluster, rep_id, relation, score)
+
+    rows = (
+        placements.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1:]))  # rep -> (pos, parent, relation, score)
+        .join(numbers, P)
+        .join(ids, P)  # rep -> (((pos, parent, relation, score), cluster), rep id)
+        .map(by_parent)
+        .leftOuterJoin(ids, P)  # parent -> ((pos, cluster, rep id, relation, score), parent id)
+        .map(lambda kv: (kv[1][0][0], kv[1][0][1:] + (kv[1][1],)))
+        .join(ids, P)  # pos -> ((cluster, rep id, relation, score, parent id), id)
+        .sortByKey(numPartitions=P)
+    )
+    lap("number")
+    return ((id_,) + rest for _, (rest, id_) in rows.toLocalIterator()), rounds, clusters
 
 
 def _component_roots(edges: Any) -> Any:
@@ -632,8 +731,10 @@ def dedup(
     def bucket_pairs(blocks):
         yield from _stages(conf).bucket_pairs([block for _, block in blocks], P)
 
+    meet = _meeting_parts(distinct, P)
+
     def candidate_pairs(blocks):
-        yield from _stages(conf).candidate_pairs([block for _, block in blocks], P)
+        yield from _stages(conf).candidate_pairs([block for _, block in blocks], meet)
 
     pairs, _ = kept.keep(
         "candidates",
@@ -647,7 +748,10 @@ def dedup(
     lap("candidates")
 
     # Word statistics of the short texts, then each candidate pair's verdict.
-    links = (_links_by_broadcast if broadcast else _links_by_shuffle)(sc, conf, signed, pairs, P)
+    if broadcast:
+        links = _links_by_broadcast(sc, conf, signed, pairs, P, meet)
+    else:
+        links = _links_by_shuffle(conf, signed, pairs, P)
     lap("word statistics")
     links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
@@ -663,58 +767,14 @@ def dedup(
 
     links_rdd = kept_links.map(tuple)
     if components == "rounds" or (components == "auto" and link_count >= DRIVER_LINKS_BELOW):
-        # Large-star / small-star rounds on the executors.
-        root, rounds = _component_roots(links_rdd.map(lambda link: (link[0], link[1])))
-        root = root.cache()
-        root.count()
-        by_root = links_rdd.map(lambda link: (link[0], link)).join(root, P).map(lambda kv: (kv[1][1], kv[1][0]))
-        placed = by_root.groupByKey(P).values().mapPartitions(assign)
-        singles = docs.keys().map(lambda p: (p, None)).subtractByKey(root, P).keys()
+        rows, rounds, clusters = _numbered_on_executors(links_rdd, docs, assign, P, lap)
     else:
-        # On the driver: only the links travel there.
         rounds = None
-        placed, linked = _components_on_driver(sc, links_rdd.collect(), assign)
-        singles = docs.keys().filter(lambda p: p not in linked.value)
-    lap("components")
-    singles = singles.map(lambda p: (p, (p, None, "none", 0.0)))
-    placements = placed.map(lambda p: (p[0], p[1:])).union(singles).cache()  # pos -> (rep, parent, relation, score)
-    placements.count()
-    lap("assign")
-
-    # Clusters numbered in order of their first documents; ids joined back.
-    firsts = placements.map(lambda kv: (kv[1][0], kv[0])).reduceByKey(min, P)
-    numbers = firsts.map(lambda kv: (kv[1], kv[0])).sortByKey(numPartitions=P).map(lambda kv: kv[1]).zipWithIndex()  # rep -> cluster
-    clusters = numbers.count()
-    ids = docs.mapValues(lambda v: v[0])
-
-    def by_parent(kv):
-        # Keyed -1 without a parent: a shuffle that spills sorts its keys,
-        # and None does not sort with numbers.
-        _, (((pos, parent, relation, score), cluster), rep_id) = kv
-        return -1 if parent is None else parent, (pos, cluster, rep_id, parent, relation, score)
-
-    rows = (
-        placements.map(lambda kv: (kv[1][0], (kv[0],) + kv[1][1:]))  # rep -> (pos, parent, relation, score)
-        .join(numbers, P)
-        .join(ids, P)  # rep -> (((pos, parent, relation, score), cluster), rep id)
-        .map(by_parent)
-        .leftOuterJoin(ids, P)  # parent -> ((pos, cluster, rep id, parent, relation, score), parent id)
-        .map(lambda kv: (kv[1][0][0], kv[1][0][1:] + (kv[1][1],)))
-        .join(ids, P)  # pos -> ((cluster, rep id, parent, relation, score, parent id), id)
-        .sortByKey(numPartitions=P)
-    )
-    lap("number")
+        rows, clusters = _numbered_on_driver(sc, links_rdd.collect(), docs, documents, assign, P, lap)
 
     with open(output, "w", encoding="utf-8") as out:
-        for _, ((cluster, rep_id, parent_pos, relation, score, parent_id), id_) in rows.toLocalIterator():
-            line = (
-                f'{{"id":{json.dumps(id_, ensure_ascii=False)},"cluster":{cluster},'
-                f'"representative":{json.dumps(rep_id, ensure_ascii=False)},"relation":"{relation}",'
-                f'"score":{_score(score)}'
-            )
-            if parent_pos is not None:
-                line += f',"parent":{json.dumps(parent_id, ensure_ascii=False)}'
-            out.write(line + "}\n")
+        for row in rows:
+            out.write(_line(*row))
     lap("write")
     return {
         "documents": documents,
