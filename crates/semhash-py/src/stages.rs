@@ -16,6 +16,7 @@ use semhash::decide::align::WordStats;
 use semhash::decide::Relation;
 use semhash::sketch::{Prepared, Signature};
 use semhash::stages::Side;
+use semhash::util::hash::PrehashedMap;
 use semhash::Deduper;
 use std::collections::HashMap;
 
@@ -132,7 +133,8 @@ pub fn split_counts(table: &[u8], parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
 /// A count table loaded for lookups (a hash it lacks counts `absent`).
 #[pyclass(frozen)]
 pub struct CountTable {
-    counts: HashMap<u64, u32>,
+    // Keyed by hashes already, so not hashed again.
+    counts: PrehashedMap<u64, u32>,
 }
 
 #[pymethods]

@@ -348,7 +348,7 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
 #: partition's sides whole (text, signature and the text read for
 #: verifying: about 3.5 KB each), so the partitions grow in number with the
 #: corpus rather than in size.
-SIDES_PER_PART = 25_000
+SIDES_PER_PART = 100_000
 
 
 def _meeting_parts(distinct: int, P: int) -> int:
