@@ -281,8 +281,9 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
 
 
 def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int, P: int):
-    """Signs ``heads`` (head -> (copies, text)) under statistics that every
-    worker holds whole: partitions count, Spark sums, the sums are broadcast."""
+    """Signs ``heads`` (head -> (its copies' positions, text)) under
+    statistics that every worker holds whole: partitions count, Spark sums,
+    the sums are broadcast."""
 
     def signed():
         texts = heads.map(lambda kv: kv[1][1])
@@ -296,7 +297,7 @@ def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int
             for batch in _batched(rows):
                 signatures = stages.sign_counted(distinct, [r[1][1] for r in batch], _loaded(df), _loaded(content))
                 for (head, (copies, text)), sig in zip(batch, signatures):
-                    yield head, (copies, text, bytes(sig))
+                    yield head, (len(copies), text, bytes(sig))
 
         return heads.mapPartitions(sign)
 
@@ -304,7 +305,7 @@ def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int
 
 
 def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
-    """Signs ``heads`` (head -> (copies, text)) with each text's own counts
+    """Signs ``heads`` (head -> (its copies' positions, text)) with each text's own counts
     joined to it through shuffles: no table is held whole anywhere."""
     by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
     by_head = by_head.cache()  # head -> its shingles
@@ -338,7 +339,7 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
 
     def signed_row(ra):
         (head, ((copies, text), _)), sig = ra
-        return head, (copies, text, bytes(sig))
+        return head, (len(copies), text, bytes(sig))
 
     sign = _answers(conf, "sign", with_counts, distinct)
     return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
@@ -423,7 +424,8 @@ def _links_by_shuffle(conf: Optional[str], signed: Any, pairs: Any, P: int):
     sides.count()
 
     verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
-    paired = pairs.flatMap(lambda kv: _native.pairs_of(kv[1])).join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
+    lower = pairs.flatMap(lambda kv: _native.pairs_of(kv[1]))  # (a, b)
+    paired = lower.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
     return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
 
 
@@ -700,15 +702,19 @@ def dedup(
     lap("ingest")
 
     # Exact: the lowest position holds a text; the others are its copies.
-    keyed_docs = docs.mapPartitions(_answers(conf, "exact_keys", lambda r: r[1][1])).map(lambda ra: (bytes(ra[1]), ra[0][0]))
-    holders, _ = kept.keep("exact", lambda: (keyed_docs.groupByKey(P).mapValues(sorted), None))
-    holders = holders.cache()
-    copy_links = holders.flatMap(lambda kv: [(p, kv[1][0], "exact", 1.0) for p in kv[1][1:]])
-    heads = holders.map(lambda kv: (kv[1][0], len(kv[1]) - 1)).join(docs, P).map(
-        lambda kv: (kv[0], (kv[1][0], kv[1][1][1]))
-    )  # head -> (copies, text)
+    # Each text travels with its key, so the head's text needs no join.
+    def holding(copies):
+        copies = sorted(copies)  # (position, text); positions differ
+        return [p for p, _ in copies], copies[0][1]
+
+    keyed_docs = docs.mapPartitions(_answers(conf, "exact_keys", lambda r: r[1][1])).map(
+        lambda ra: (bytes(ra[1]), (ra[0][0], ra[0][1][1]))
+    )
+    holders, _ = kept.keep("exact", lambda: (keyed_docs.groupByKey(P).mapValues(holding), None))
+    heads = holders.map(lambda kv: (kv[1][0][0], (kv[1][0][1:], kv[1][1])))  # head -> (its copies, text)
     heads = heads.cache()
     distinct = heads.count()
+    copy_links = heads.flatMap(lambda kv: [(p, kv[0], "exact", 1.0) for p in kv[1][0]])
     lap("exact")
 
     # Corpus statistics: df, then content_df under that df.
