@@ -12,9 +12,10 @@ into ``--files`` files, runs ``semhash dedup`` on the whole and
 log on (driver memory 8g unless ``--driver-memory``: local mode's default
 1g does not hold a million documents' statistics or links), checks the outputs are byte-identical, and prints per stage: the
 seconds, and the shuffle bytes written and read by the Spark stages that
-ended within it (from the event log); then the peak resident memory of the
-Spark processes together (the JVM, which is driver and executor in local
-mode, and its Python workers; sampled every 0.2 s from /proc) against the
+ended within it (from the event log), and the peak resident memory of the
+Spark processes together within it (the JVM, which is driver and executor in
+local mode, and its Python workers; sampled every 0.2 s from /proc; the
+session's start counts to ingest); then the whole run's peak against the
 native run's.
 
 Needs the ``semhash`` binary (``cargo build --release``) and the Python
@@ -95,14 +96,15 @@ def tree_rss(root_pid: int) -> int:
 
 
 def run_sampled(cmd, env=None):
-    """Runs `cmd`; returns (seconds, peak resident bytes of its process tree)."""
+    """Runs `cmd`; returns (seconds, [(time since the epoch, resident bytes
+    of its process tree)] sampled every 0.2 s)."""
     start = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env)
-    peak = [0]
+    samples = []
 
     def sample():
         while proc.poll() is None:
-            peak[0] = max(peak[0], tree_rss(proc.pid))
+            samples.append((time.time(), tree_rss(proc.pid)))
             time.sleep(0.2)
 
     t = threading.Thread(target=sample)
@@ -110,7 +112,19 @@ def run_sampled(cmd, env=None):
     if proc.wait() != 0:
         sys.exit(f"scale: {cmd[0]} failed")
     t.join()
-    return time.perf_counter() - start, peak[0]
+    return time.perf_counter() - start, samples
+
+
+def peak_by_stage(samples, ended_at: dict):
+    """The highest sample taken within each pipeline stage (before its end
+    and after the one before)."""
+    bounds = sorted(ended_at.items(), key=lambda kv: kv[1])
+    out = {name: 0 for name, _ in bounds}
+    for at, rss in samples:
+        name = next((n for n, t in bounds if at <= t), None)
+        if name is not None:
+            out[name] = max(out[name], rss)
+    return out
 
 
 def shuffle_by_stage(log_dir: Path, ended_at: dict):
@@ -160,7 +174,7 @@ def main():
     logs.mkdir()
     conf = f"--driver-memory {args.driver_memory} --conf spark.eventLog.enabled=true --conf spark.eventLog.compress=false"
     env = dict(os.environ, PYSPARK_SUBMIT_ARGS=f"{conf} --conf spark.eventLog.dir=file://{logs} pyspark-shell")
-    spark_s, spark_peak = run_sampled(
+    spark_s, samples = run_sampled(
         [sys.executable, "-m", "semhash_llm.spark", "dedup", "--master", "local[2]", str(work / "in"),
          "-o", str(work / "spark.jsonl"), "--report", str(work / "report.json")],
         env=env,
@@ -168,6 +182,8 @@ def main():
     same = open(work / "native.jsonl", "rb").read() == open(work / "spark.jsonl", "rb").read()
     report = json.load(open(work / "report.json"))
     shuffle = shuffle_by_stage(logs, report["ended_at"])
+    spark_peak = max(rss for _, rss in samples)
+    peaks = peak_by_stage(samples, report["ended_at"])
 
     print(f"{report['documents']:,} documents, {report['distinct_texts']:,} distinct texts, "
           f"{report['candidate_pairs']:,} candidate pairs, {report['links']:,} links, {report['clusters']:,} clusters")
@@ -175,10 +191,10 @@ def main():
     print(f"semhash-spark dedup --master local[2] ({args.files} files, driver memory {args.driver_memory}): {spark_s:.1f} s "
           f"({spark_s / native_s:.1f}x), peak {spark_peak / 2**20:.0f} MiB (JVM and Python workers together); "
           f"output {'byte-identical' if same else 'DIFFERENT'}")
-    print(f"{'stage':<16} {'seconds':>8} {'shuffle written':>16} {'shuffle read':>13}")
+    print(f"{'stage':<16} {'seconds':>8} {'shuffle written':>16} {'shuffle read':>13} {'peak resident':>14}")
     for name, s in report["seconds"].items():
         w, r = shuffle.get(name, (0, 0))
-        print(f"{name:<16} {s:>8.1f} {w / 1e6:>13.1f} MB {r / 1e6:>10.1f} MB")
+        print(f"{name:<16} {s:>8.1f} {w / 1e6:>13.1f} MB {r / 1e6:>10.1f} MB {peaks.get(name, 0) / 2**20:>10.0f} MiB")
     return 0 if same else 1
 
 

@@ -324,6 +324,12 @@ fn records<'b>(blocks: &'b [Vec<u8>], size: usize, what: &str) -> PyResult<impl 
     Ok(blocks.iter().flat_map(move |b| b.chunks_exact(size)))
 }
 
+/// The blocks of one partition's `(partition, block)` rows, taken one at a
+/// time, so that the engine's copy of each can go before the next arrives.
+fn taken(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
+    rows.try_iter()?.map(|row| Ok(row?.extract::<(u32, Vec<u8>)>()?.1)).collect()
+}
+
 fn missing_side(position: u32) -> PyErr {
     SemHashError::new_err(format!("the side of position {position} did not reach its pairs"))
 }
@@ -501,9 +507,10 @@ impl Stages {
         Ok(routed::blocks(out))
     }
 
-    /// The pairs of every key's bucket in these blocks of key records (one
-    /// partition's), as blocks of pair records by partition.
-    fn bucket_pairs(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    /// The pairs of every key's bucket in one partition's `(partition,
+    /// block)` rows of key records, as blocks of pair records by partition.
+    fn bucket_pairs(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
         let mut keyed: Vec<(u8, u64, u32, u32)> = records(&blocks, routed::KEY, "keys")?
             .map(|r| {
                 let key = u64::from_le_bytes(r[1..9].try_into().expect("8 bytes"));
@@ -525,12 +532,13 @@ impl Stages {
         Ok(routed::blocks(out))
     }
 
-    /// The candidate pairs in these blocks of pair records (one
-    /// partition's): those of a band bucket, and those of at least
+    /// The candidate pairs in one partition's `(partition, block)` rows of
+    /// pair records: those of a band bucket, and those of at least
     /// [`semhash::stages::Stages::min_shared_passages`] passage buckets;
     /// each once, and sent to both its sides' partitions (of `parts`), where
     /// [`Stages::send_sides`] meets them with the sides.
-    fn candidate_pairs(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    fn candidate_pairs(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
         let mut tagged: Vec<(u32, u32, u8)> = records(&blocks, routed::PAIR, "pairs")?
             .map(|r| (routed::u32_at(r, 1), routed::u32_at(r, 5), r[0]))
             .collect();
@@ -559,12 +567,13 @@ impl Stages {
         routed::blocks(out)
     }
 
-    /// One partition's sides and candidate pairs (from
+    /// One partition's `(partition, block)` rows of sides and candidate pairs (from
     /// [`Stages::candidate_pairs`] and [`Stages::route_sides`]): each pair
     /// goes to its higher side's partition to be verified, with its lower
     /// side; a higher side stays. A side travels once per partition that
     /// needs it. Blocks by partition (of `parts`).
-    fn send_sides(&self, blocks: Vec<Vec<u8>>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    fn send_sides(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
         let mut sides = HashMap::new();
         let mut wanted = Vec::new();
         for block in &blocks {
@@ -597,10 +606,11 @@ impl Stages {
         Ok(routed::blocks(out))
     }
 
-    /// The links the pairs to verify in these blocks (one partition's, from
-    /// [`Stages::send_sides`]) make under the corpus's word statistics;
+    /// The links the pairs to verify in one partition's `(partition, block)`
+    /// rows (from [`Stages::send_sides`]) make under the corpus's word statistics;
     /// each side is read once.
-    fn verify_blocks(&self, blocks: Vec<Vec<u8>>, words: &WordTable) -> PyResult<Vec<PyLink>> {
+    fn verify_blocks(&self, rows: &Bound<'_, PyAny>, words: &WordTable) -> PyResult<Vec<PyLink>> {
+        let blocks = taken(rows)?;
         let mut sides = HashMap::new();
         let mut pairs = Vec::new();
         for block in &blocks {

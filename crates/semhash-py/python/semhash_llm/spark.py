@@ -387,11 +387,11 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
             yield from _stages(conf).route_sides([(r[0], r[1][1], r[1][2]) for r in batch], meet)
 
     def send_sides(blocks):
-        yield from _stages(conf).send_sides([block for _, block in blocks], meet)
+        yield from _stages(conf).send_sides(blocks, meet)
 
     def verify(blocks):
         stages = _stages(conf)
-        yield from stages.verify_blocks([block for _, block in blocks], _loaded(words, lambda value: stages.word_table(*value)))
+        yield from stages.verify_blocks(blocks, _loaded(words, lambda value: stages.word_table(*value)))
 
     met = _by_block(signed.mapPartitions(routed_sides).union(pairs), meet).mapPartitions(send_sides)
     return _by_block(met, meet).mapPartitions(verify)
@@ -735,12 +735,12 @@ def dedup(
             yield from _stages(conf).route_keys([(r[0], r[1][0], r[1][2]) for r in batch], P)
 
     def bucket_pairs(blocks):
-        yield from _stages(conf).bucket_pairs([block for _, block in blocks], P)
+        yield from _stages(conf).bucket_pairs(blocks, P)
 
     meet = _meeting_parts(distinct, P)
 
     def candidate_pairs(blocks):
-        yield from _stages(conf).candidate_pairs([block for _, block in blocks], meet)
+        yield from _stages(conf).candidate_pairs(blocks, meet)
 
     pairs, _ = kept.keep(
         "candidates",
