@@ -330,6 +330,26 @@ fn taken(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     rows.try_iter()?.map(|row| Ok(row?.extract::<(u32, Vec<u8>)>()?.1)).collect()
 }
 
+/// A side as read from a block: text, signature, and the record whole.
+type SideRecord<'b> = (&'b str, &'b [u8], &'b [u8]);
+
+/// A partition's sides by position, and its pairs `(tag, a, b)`.
+type Met<'b> = (HashMap<u32, SideRecord<'b>>, Vec<(u8, u32, u32)>);
+
+/// The sides and pairs in a partition's blocks.
+fn sides_and_pairs(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
+    let (mut sides, mut pairs) = (HashMap::new(), Vec::new());
+    for record in blocks.iter().flat_map(|block| routed::read(block)) {
+        match record.map_err(SemHashError::new_err)? {
+            routed::Record::Side { position, text, signature, whole } => {
+                sides.insert(position, (text, signature, whole));
+            }
+            routed::Record::Pair { tag, a, b } => pairs.push((tag, a, b)),
+        }
+    }
+    Ok((sides, pairs))
+}
+
 fn missing_side(position: u32) -> PyErr {
     SemHashError::new_err(format!("the side of position {position} did not reach its pairs"))
 }
@@ -574,18 +594,7 @@ impl Stages {
     /// needs it. Blocks by partition (of `parts`).
     fn send_sides(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let blocks = taken(rows)?;
-        let mut sides = HashMap::new();
-        let mut wanted = Vec::new();
-        for block in &blocks {
-            for record in routed::read(block) {
-                match record.map_err(SemHashError::new_err)? {
-                    routed::Record::Side { position, whole, .. } => {
-                        sides.insert(position, whole);
-                    }
-                    routed::Record::Pair { tag, a, b } => wanted.push((tag, a, b)),
-                }
-            }
-        }
+        let (sides, wanted) = sides_and_pairs(&blocks)?;
         let mut out = vec![Vec::new(); parts.max(1) as usize];
         let mut sent = std::collections::HashSet::new();
         for (tag, a, b) in wanted {
@@ -598,7 +607,7 @@ impl Stages {
                 routed::TO_HIGHER => b,
                 _ => return Err(SemHashError::new_err(format!("pair ({a}, {b}) has no side to send yet"))),
             };
-            let whole = sides.get(&side).ok_or_else(|| missing_side(side))?;
+            let (_, _, whole) = sides.get(&side).ok_or_else(|| missing_side(side))?;
             if sent.insert((side, there)) {
                 out[there].extend_from_slice(whole);
             }
@@ -611,27 +620,20 @@ impl Stages {
     /// each side is read once.
     fn verify_blocks(&self, rows: &Bound<'_, PyAny>, words: &WordTable) -> PyResult<Vec<PyLink>> {
         let blocks = taken(rows)?;
-        let mut sides = HashMap::new();
-        let mut pairs = Vec::new();
-        for block in &blocks {
-            for record in routed::read(block) {
-                match record.map_err(SemHashError::new_err)? {
-                    routed::Record::Side { position, text, signature, .. } => {
-                        sides.insert(position, (text, signature));
-                    }
-                    routed::Record::Pair { tag: routed::VERIFY, a, b } => pairs.push((a, b)),
-                    routed::Record::Pair { a, b, .. } => {
-                        return Err(SemHashError::new_err(format!("pair ({a}, {b}) has not met its sides")))
-                    }
-                }
-            }
-        }
+        let (sides, tagged) = sides_and_pairs(&blocks)?;
+        let mut pairs = tagged
+            .into_iter()
+            .map(|(tag, a, b)| match tag {
+                routed::VERIFY => Ok((a, b)),
+                _ => Err(SemHashError::new_err(format!("pair ({a}, {b}) has not met its sides"))),
+            })
+            .collect::<PyResult<Vec<_>>>()?;
         pairs.sort_unstable();
         let stages = self.stages();
         let mut read = HashMap::new();
         for &position in pairs.iter().flat_map(|(a, b)| [a, b]) {
             if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(position) {
-                let &(text, signature) = sides.get(&position).ok_or_else(|| missing_side(position))?;
+                let &(text, signature, _) = sides.get(&position).ok_or_else(|| missing_side(position))?;
                 slot.insert((self.signature(signature)?, stages.prepare(text)));
             }
         }

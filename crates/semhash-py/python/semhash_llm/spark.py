@@ -206,16 +206,40 @@ def _hadoop(sc: Any, name: str):
     return path, path.getFileSystem(sc._jsc.hadoopConfiguration())
 
 
+#: How each kept stage's rows are stored: a Parquet schema, a row as a
+#: record of it, and the row back from a record. Ids are kept as their JSON
+#: (a number id stays a number); 64-bit numbers fit Parquet's signed longs.
+_STORED = {
+    "ingest": (
+        "position long, id string, text string",
+        lambda r: (r[0], json.dumps(r[1][0]), r[1][1]),
+        lambda r: (r[0], (json.loads(r[1]), r[2])),
+    ),
+    "exact": (
+        "key binary, positions array<long>, text string",
+        lambda r: (r[0], r[1][0], r[1][1]),
+        lambda r: (bytes(r[0]), (list(r[1]), r[2])),
+    ),
+    "sign": (
+        "head long, copies long, text string, signature binary",
+        lambda r: (r[0],) + tuple(r[1]),
+        lambda r: (r[0], (r[1], r[2], bytes(r[3]))),
+    ),
+    "candidates": ("part int, block binary", tuple, lambda r: (r[0], bytes(r[1]))),
+    "verify": ("a long, b long, relation string, score double", tuple, tuple),
+}
+
+
 class _Work:
     """Finished stages kept under a work directory (any Hadoop file system):
-    each stage's rows as a Spark pickle file, and ``manifest.json`` naming
+    each stage's rows as Parquet (:data:`_STORED`), and ``manifest.json`` naming
     the run (configuration, input files with their sizes and times, fields,
     bad-input policy, package version) and the stages finished with their
     small results. A rerun of the same run loads them instead of computing
     them; a work directory of another run is refused."""
 
-    def __init__(self, sc: Any, folder: Optional[str], identity: dict, partitions: int):
-        self.sc, self.folder, self.partitions = sc, folder, partitions
+    def __init__(self, spark: Any, folder: Optional[str], identity: dict):
+        self.spark, self.sc, self.folder = spark, spark.sparkContext, folder
         self.identity, self.finished, self.resumed = identity, {}, []
         if folder is None:
             return
@@ -255,16 +279,16 @@ class _Work:
         if self.folder is None:
             return compute()
         path = f"{self.folder}/{name}"
-        if name in self.finished:
+        schema, record, row = _STORED[name]
+        if name not in self.finished:
+            rows, small = compute()
+            # Overwritten: what a killed run left half written.
+            self.spark.createDataFrame(rows.map(record), schema).write.mode("overwrite").parquet(path)
+            self.finished[name] = small
+            self._write("manifest.json", json.dumps({"identity": self.identity, "finished": self.finished}))
+        else:
             self.resumed.append(name)
-            return self.sc.pickleFile(path, self.partitions), self.finished[name]
-        rows, small = compute()
-        target, fs = _hadoop(self.sc, path)
-        fs.delete(target, True)  # what a killed run left half written
-        rows.saveAsPickleFile(path)
-        self.finished[name] = small
-        self._write("manifest.json", json.dumps({"identity": self.identity, "finished": self.finished}))
-        return self.sc.pickleFile(path, self.partitions), small
+        return self.spark.read.parquet(path).rdd.map(row), self.finished[name]
 
 
 def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str], on_error: str) -> dict:
@@ -635,7 +659,7 @@ def dedup(
         clock[0] = now
 
     files = _files(sc, inputs)
-    kept = _Work(sc, work, _identity(sc, files, conf, [id_field, text_field], on_error), P)
+    kept = _Work(spark, work, _identity(sc, files, conf, [id_field, text_field], on_error))
 
     def ingest():
         """Global positions from per-file line counts. Files are read as
