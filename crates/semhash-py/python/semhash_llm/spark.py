@@ -371,8 +371,9 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
 
 #: Texts per partition where pairs meet their sides: a task holds its
 #: partition's sides whole (text, signature and the text read for
-#: verifying: about 3.5 KB each), so the partitions grow in number with the
-#: corpus rather than in size.
+#: verifying), so the partitions grow in number with the corpus rather than
+#: in size. Smaller partitions copy each side to more of them (at a million
+#: documents, 25,000 moved 5.7 GB and 100,000 3.8 GB).
 SIDES_PER_PART = 100_000
 
 
@@ -392,7 +393,7 @@ def _identity_part(part: int) -> int:
 
 def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P: int, meet: int):
     """Counts the word statistics (partitions count, Spark sums, the sums
-    are broadcast); returns each candidate pair's link or None. The pairs
+    are broadcast); returns the links the candidate pairs make. The pairs
     (blocks from ``candidate_pairs``) meet their sides natively, as blocks:
     each side goes to its position's partition, which sends it on to the
     partitions of its pairs' higher sides, where they are verified (``meet``
