@@ -193,5 +193,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(stages::merge_counts, m)?)?;
     m.add_function(wrap_pyfunction!(stages::counts_at_least, m)?)?;
     m.add_function(wrap_pyfunction!(stages::pairs_of, m)?)?;
+    m.add_function(wrap_pyfunction!(stages::pair_count, m)?)?;
     Ok(())
 }

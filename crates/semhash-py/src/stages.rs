@@ -366,6 +366,16 @@ pub fn pairs_of(block: &[u8]) -> PyResult<Vec<(u32, u32)>> {
         .collect()
 }
 
+/// How many candidate pairs a block from [`Stages::candidate_pairs`] holds.
+#[pyfunction]
+pub fn pair_count(block: &[u8]) -> PyResult<usize> {
+    routed::read(block).try_fold(0, |n, record| match record {
+        Ok(routed::Record::Pair { tag: routed::TO_LOWER, .. }) => Ok(n + 1),
+        Ok(_) => Ok(n),
+        Err(e) => Err(SemHashError::new_err(e)),
+    })
+}
+
 /// The stage functions of one (lexical) pipeline.
 #[pyclass(frozen)]
 pub struct Stages {

@@ -53,9 +53,18 @@ def f32(x):
 
 
 @pytest.mark.parametrize(
-    "partitions,statistics,components", [(1, "broadcast", "driver"), (5, "broadcast", "rounds"), (5, "shuffle", "driver")]
+    "partitions,statistics,components,sides_per_part",
+    [
+        (1, "broadcast", "driver", None),
+        (5, "broadcast", "rounds", None),
+        (5, "shuffle", "driver", None),
+        # More partitions where pairs meet their sides than in the other shuffles.
+        (1, "broadcast", "driver", 20),
+    ],
 )
-def test_three_files_give_the_batch_result(spark, tmp_path, partitions, statistics, components):
+def test_three_files_give_the_batch_result(spark, tmp_path, monkeypatch, partitions, statistics, components, sides_per_part):
+    if sides_per_part is not None:
+        monkeypatch.setattr(job, "SIDES_PER_PART", sides_per_part)
     lines = open(SAMPLE, encoding="utf-8").readlines()
     out = tmp_path / "out.jsonl"
     report = job.dedup(

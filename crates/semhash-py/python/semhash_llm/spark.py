@@ -775,7 +775,7 @@ def dedup(
         ),
     )
     pairs = pairs.cache()  # blocks of pairs, by partition
-    candidates = pairs.map(lambda kv: len(_native.pairs_of(kv[1]))).sum()
+    candidates = pairs.map(lambda kv: _native.pair_count(kv[1])).sum()
     lap("candidates")
 
     # Word statistics of the short texts, then each candidate pair's verdict.
