@@ -109,6 +109,8 @@ def test_skip_sets_bad_records_aside_and_keeps_every_other_once(spark, tmp_path)
     skipped = [(os.path.basename(s["file"]), s["line"], s["error"]) for s in report["skipped"]]
     assert [s[:2] for s in skipped] == [("part-0.jsonl", 2), ("part-1.jsonl", 2), ("part-2.jsonl", 2), ("part-3.jsonl", 1)]
     assert skipped[3][2] == "invalid UTF-8 at byte 29", skipped
+    # The command's words for a bad record: the same reader made them.
+    assert skipped[2][2].endswith("a number id must be an integer of at most 64 bits (quote larger ones as a string)"), skipped
 
 
 def test_a_rerun_with_a_work_directory_resumes_from_the_last_finished_stage(spark, tmp_path):

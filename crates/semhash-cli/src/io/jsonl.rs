@@ -2,6 +2,8 @@
 
 use super::{file_or_stdio, InputOptions, Typed};
 use arrow_schema::DataType;
+pub use semhash::admit::json::{id_of, take_text};
+use semhash::admit::json::{parse_object, record_in};
 use semhash::admit::Record;
 use semhash::{Error, Result};
 use serde::Serialize;
@@ -12,8 +14,6 @@ use std::path::Path;
 
 /// Lines longer than this are refused without being held in memory.
 const MAX_LINE_BYTES: usize = 1 << 30;
-
-const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Opens `path` (stdin for `None` or `-`); returns it with its name for messages.
 pub fn open(path: Option<&Path>) -> Result<(Box<dyn Read>, String)> {
@@ -79,18 +79,10 @@ pub fn read_objects_from(
         }
         if overflow {
             batch.push((line_no, Err(format!("line is longer than {MAX_LINE_BYTES} bytes"))));
-        } else {
-            while buf.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
-                buf.pop();
-            }
-            // Many Windows tools start a UTF-8 file with a byte-order mark.
-            if line_no == 1 && buf.starts_with(UTF8_BOM) {
-                buf.drain(..UTF8_BOM.len());
-            }
-            // Blank lines separate nothing in JSONL; a trailing one is common.
-            if !buf.iter().all(u8::is_ascii_whitespace) {
-                batch.push((line_no, Ok(buf)));
-            }
+        } else if let Some(record) = record_in(line_no, &buf) {
+            buf.truncate(record.end);
+            buf.drain(..record.start);
+            batch.push((line_no, Ok(buf)));
         }
         if batch.len() >= BATCH_LINES {
             flush(&mut batch)?;
@@ -118,52 +110,6 @@ fn read_line(reader: &mut impl BufRead, buf: &mut Vec<u8>) -> io::Result<(usize,
         if done {
             return Ok((total, total > MAX_LINE_BYTES));
         }
-    }
-}
-
-fn parse_object(bytes: &[u8]) -> std::result::Result<Map<String, Value>, String> {
-    let text = std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
-    match serde_json::from_str(text) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("expected a JSON object".into()),
-        // serde_json calls an unpaired \uD800-\uDFFF escape "unexpected end of hex escape".
-        Err(e) if e.to_string().contains("hex escape") && has_surrogate_escape(text) => Err(format!(
-            "not valid JSON: a \\u escape of half a UTF-16 surrogate pair (\\uD800-\\uDFFF) without its other half is not text ({e})"
-        )),
-        Err(e) => Err(format!("not valid JSON ({e})")),
-    }
-}
-
-/// Whether `text` holds a `\uD800`-`\uDFFF` escape.
-fn has_surrogate_escape(text: &str) -> bool {
-    text.as_bytes().windows(4).any(|w| {
-        w[..2] == *b"\\u"
-            && w[2].eq_ignore_ascii_case(&b'd')
-            && matches!(w[3].to_ascii_lowercase(), b'8'..=b'9' | b'a'..=b'f')
-    })
-}
-
-/// A field as an id: strings as they are, integers in their JSON spelling.
-/// Other numbers are refused: `1.5` is no id, and an integer past 64 bits
-/// would come back rounded (`1.2345678901234568e29`), changed without a word.
-pub fn id_of(object: &Map<String, Value>, field: &str) -> std::result::Result<String, String> {
-    match object.get(field) {
-        Some(Value::String(s)) => Ok(s.clone()),
-        Some(Value::Number(n)) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
-        Some(Value::Number(n)) => Err(format!(
-            "field {field:?} is {n}: a number id must be an integer of at most 64 bits (quote larger ones as a string)"
-        )),
-        Some(_) => Err(format!("field {field:?} must be a string or an integer")),
-        None => Err(format!("missing id field {field:?}")),
-    }
-}
-
-/// A field as text, taken out of the object.
-pub fn take_text(object: &mut Map<String, Value>, field: &str) -> std::result::Result<String, String> {
-    match object.remove(field) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(format!("field {field:?} must be a string")),
-        None => Err(format!("missing text field {field:?}")),
     }
 }
 

@@ -37,7 +37,7 @@ import sys
 import time
 from typing import Any, Dict, Iterable, List, Optional, Sequence
 
-from semhash_llm import _config_json, _id_of, _is_text, _native
+from semhash_llm import _config_json, _native
 from semhash_llm._native import SemHashError
 
 __all__ = ["dedup", "main"]
@@ -167,28 +167,6 @@ def _files(sc: Any, inputs: Sequence[str]) -> List[str]:
     if not files:
         raise SemHashError("no input files")
     return files
-
-
-def _parse(line: str, id_field: str, text_field: str):
-    """(id as given, its spelling, text) or an error, as the command words it."""
-    try:
-        value = json.loads(line)
-    except ValueError as e:
-        return None, f"not valid JSON ({e})"
-    if not isinstance(value, dict):
-        return None, "expected a JSON object"
-    raw = value.get(id_field)
-    if isinstance(raw, float):
-        return None, f"field {json.dumps(id_field)} is {raw}: a number id must be an integer"
-    spelled, error = _id_of(raw, id_field)
-    if error:
-        return None, error
-    text = value.get(text_field)
-    if text is None:
-        return None, f"missing text field {json.dumps(text_field)}"
-    if not isinstance(text, str) or not _is_text(text):
-        return None, f"field {json.dumps(text_field)} must be a string"
-    return (raw, spelled, text), None
 
 
 def _score(x: float) -> str:
@@ -669,45 +647,24 @@ def dedup(
         index_of = {name: i for i, name in enumerate(files)}
         raw = sc.binaryFiles(",".join(files), max(1, min(len(files), P)))
 
-        def lines_of(data: bytes) -> List[bytes]:
-            lines = data.split(b"\n")
-            if lines and not lines[-1]:
-                lines.pop()
-            return lines
+        def line_count(data: bytes) -> int:
+            return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
 
-        counts = dict(raw.map(lambda kv: (index_of[kv[0]], len(lines_of(kv[1])))).collect())
+        counts = dict(raw.map(lambda kv: (index_of[kv[0]], line_count(kv[1]))).collect())
         offsets = {}
         total = 0
         for i in range(len(files)):
             offsets[i] = total
             total += counts.get(i, 0)
 
-        def numbered(kv):
+        def parse(kv):
             f = index_of[kv[0]]
-            for n, line in enumerate(lines_of(kv[1])):
-                yield offsets[f] + n, f, n + 1, line[:-1] if line.endswith(b"\r") else line
+            for line, id_, spelled, text, error in _stages(conf).read_jsonl(kv[1], id_field, text_field):
+                yield (offsets[f] + line - 1, f, line, (id_, spelled, text), error)
 
-        def parse(rows):
-            for position, f, line, raw_line in rows:
-                if line == 1 and raw_line.startswith(b"\xef\xbb\xbf"):
-                    raw_line = raw_line[3:]  # a byte-order mark, as many Windows tools write
-                try:
-                    text = raw_line.decode("utf-8")
-                except UnicodeDecodeError as e:
-                    yield (position, f, line, None, f"invalid UTF-8 at byte {e.start}")
-                    continue
-                if not text.strip():
-                    continue
-                record, error = _parse(text, id_field, text_field)
-                yield (position, f, line, record, error)
-
-        parsed = raw.flatMap(numbered).mapPartitions(parse).cache()
+        parsed = raw.flatMap(parse).cache()
         bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
-        good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + tuple(r[3])))
-
-        checked_rows = good.mapPartitions(_answers(conf, "check", lambda r: r[1][4])).cache()
-        bad = bad.union(checked_rows.filter(lambda r: r[1] is not None).map(lambda r: (r[0][0], r[0][1][0], r[0][1][1], r[1])))
-        good = checked_rows.filter(lambda r: r[1] is None).map(lambda r: r[0])
+        good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + r[3]))
         # Repeated ids: the first keeps it, the later ones are refused.
         by_id = good.map(lambda r: (r[1][3], (r[0], r[1][0], r[1][1]))).groupByKey(P).mapValues(sorted)
         repeats = by_id.filter(lambda kv: len(kv[1]) > 1).flatMap(

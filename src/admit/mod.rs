@@ -10,6 +10,8 @@
 //! record was; with [`OnError::Skip`] it is set aside with its reason, and
 //! every other record is admitted exactly once.
 
+pub mod json;
+
 use crate::{Deduper, Document, Error, Result};
 use serde::Serialize;
 use std::collections::HashMap;
