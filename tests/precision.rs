@@ -96,3 +96,43 @@ fn a_verdict_does_not_depend_on_the_order_of_the_pair() {
         assert_eq!(both[0].0.relation, both[1].0.relation, "{:?} / {:?}", docs[0], docs[1]);
     }
 }
+
+/// Perturbed copies of short quotes whose char similarity is below
+/// `short_threshold` (0.37 to 0.52 here; from the stress set): the word
+/// alignment takes them, so the char index must make them candidates.
+/// Banded at `short_threshold` itself, the index missed them.
+#[test]
+fn copies_too_garbled_for_the_char_threshold_are_still_candidates() {
+    let pairs = [
+        (
+            "To err is human, To purr feline. -- Robert Byrne",
+            "To  err is  huan,\u{200b} T  opurr\u{200b} feline.\u{200b} -- Robert  Bfyrne",
+        ),
+        ("Overflow on /dev/null, please empty the bit bucket.", "Overflow on /dev/null,p lease empyt the zit bucket."),
+        ("To err is human; to admit it, a blunder.", "To er is human; to admit it, a blnuder."),
+        (
+            "The only thing worse than X Windows: (X Windows) - X",
+            "The\toly\u{a0}thin\tgworse\u{200b} than\u{200b} X Windowsz\u{200b} (X\tWindows) \n-  X",
+        ),
+        (
+            "When the going gets tough, everyone leaves. -- Lynch",
+            "When hte going gets tough, everyonel eaves. - -Lynch",
+        ),
+    ];
+    let texts: Vec<String> = pairs.iter().flat_map(|(a, b)| [a.to_string(), b.to_string()]).collect();
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let rules = match &Config::default().decide {
+        semhash::decide::DeciderWrapper::Lexical(r) => r.clone(),
+        _ => unreachable!("the default decider is the rules"),
+    };
+    let verdicts = deduper.compare(&pairs).unwrap();
+    assert!(
+        verdicts.iter().any(|(_, s)| s.char_sim < rules.short_threshold),
+        "the pairs test the gap below the threshold"
+    );
+    let outcome = deduper.dedup(&docs(&texts), &Silent).unwrap();
+    for (k, (a, b)) in pairs.iter().enumerate() {
+        let (original, copy) = (&outcome.docs[2 * k], &outcome.docs[2 * k + 1]);
+        assert_eq!(original.cluster, copy.cluster, "{a:?} / {b:?} not merged: {verdicts:?}");
+    }
+}
