@@ -149,8 +149,6 @@ impl Decider for LexicalRules {
         let semantic_cosine = self.semantic_threshold.min(self.semantic_gate_cosine);
         Blocking {
             weighted_threshold: self.threshold as f64,
-            // The alignment decides short texts at hand, and takes perturbed
-            // copies below `short_threshold`: they must be candidates.
             char_threshold: self.short_threshold.min(SHORT_CANDIDATES) as f64,
             short_max_chars: self.short_max_chars,
             // Containment needs `min_samples` content samples, `containment_threshold` of them shared.
