@@ -367,7 +367,13 @@ fn a_killed_semantic_dedup_resumes_from_its_work_directory_with_the_same_output(
     let mut delays = Vec::new();
     for round in 0..2u32 {
         let mut child = run(&resumed, true).stderr(std::process::Stdio::null()).spawn().unwrap();
-        let pieces = || std::fs::read_dir(&work).map_or(0, |d| d.filter(|e| e.is_ok()).count());
+        // Kept pieces only: a piece being written is a temporary file (named
+        // `.tmp.PID`) until its rename, and a kill before that keeps nothing.
+        let pieces = || {
+            std::fs::read_dir(&work).map_or(0, |d| {
+                d.filter_map(|e| e.ok()).filter(|e| !e.file_name().to_string_lossy().contains(".tmp.")).count()
+            })
+        };
         let before = pieces();
         let started = std::time::Instant::now();
         while pieces() <= before && started.elapsed().as_secs() < 120 && child.try_wait().unwrap().is_none() {
