@@ -20,16 +20,49 @@ pub fn record_in(line_no: u64, line: &[u8]) -> Option<Range<usize>> {
 }
 
 /// One line (without its newline) as a JSON object, or what is wrong with it.
+///
+/// A key given twice is refused: JSON parsers disagree on which value counts
+/// (most keep the last without a word), so `{"id": 1, "text": "a", "text":
+/// "b"}` would lose one of its texts silently.
 pub fn parse_object(bytes: &[u8]) -> std::result::Result<Map<String, Value>, String> {
     let text = std::str::from_utf8(bytes).map_err(|e| format!("invalid UTF-8 at byte {}", e.valid_up_to()))?;
-    match serde_json::from_str(text) {
-        Ok(Value::Object(object)) => Ok(object),
-        Ok(_) => Err("expected a JSON object".into()),
+    match serde_json::from_str::<Object>(text) {
+        Ok(Object(object, None)) => Ok(object),
+        Ok(Object(_, Some(key))) => Err(format!("key {key:?} appears twice in the object: which value counts is not clear")),
+        // Valid JSON of another type: an array, a string, a number.
+        Err(e) if e.is_data() => Err("expected a JSON object".into()),
         // serde_json calls an unpaired \uD800-\uDFFF escape "unexpected end of hex escape".
         Err(e) if e.to_string().contains("hex escape") && has_surrogate_escape(text) => Err(format!(
             "not valid JSON: a \\u escape of half a UTF-16 surrogate pair (\\uD800-\\uDFFF) without its other half is not text ({e})"
         )),
         Err(e) => Err(format!("not valid JSON ({e})")),
+    }
+}
+
+/// A JSON object's fields, and the first key that it gives twice.
+struct Object(Map<String, Value>, Option<String>);
+
+impl<'de> serde::Deserialize<'de> for Object {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> serde::de::Visitor<'de> for Fields {
+            type Value = Object;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut fields: A) -> std::result::Result<Object, A::Error> {
+                let (mut object, mut twice) = (Map::new(), None);
+                while let Some((key, value)) = fields.next_entry::<String, Value>()? {
+                    if object.contains_key(&key) {
+                        twice.get_or_insert(key);
+                    } else {
+                        object.insert(key, value);
+                    }
+                }
+                Ok(Object(object, twice))
+            }
+        }
+        deserializer.deserialize_map(Fields)
     }
 }
 
@@ -69,6 +102,24 @@ pub fn take_text(object: &mut Map<String, Value>, field: &str) -> std::result::R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_given_twice_is_refused_by_name() {
+        for line in [&br#"{"id": 1, "text": "a", "text": "b"}"#[..], br#"{"id": 1, "text": "a", "te\u0078t": "b"}"#] {
+            let err = parse_object(line).unwrap_err();
+            assert!(err.contains("key \"text\" appears twice"), "{err}");
+        }
+        // Not the record's own keys: a nested object is a value like any other.
+        let object = parse_object(br#"{"id": 1, "text": "a", "meta": {"k": 1, "k": 2}}"#).unwrap();
+        assert_eq!((object["id"].as_u64(), object["text"].as_str()), (Some(1), Some("a")));
+        for (line, want) in [
+            (&b"[1, 2]"[..], "expected a JSON object"),
+            (b"\"text\"", "expected a JSON object"),
+            (b"{\"a\": ", "not valid JSON"),
+        ] {
+            assert!(parse_object(line).unwrap_err().contains(want), "{line:?}");
+        }
+    }
 
     #[test]
     fn a_record_is_read_without_its_line_ending_and_a_first_byte_order_mark() {
