@@ -530,7 +530,7 @@ impl Deduper {
     /// aligned: most candidate pairs share too little
     /// ([`align::MIN_CHAR_SIMILARITY`]), and reading a text costs more than
     /// comparing two signatures.
-    fn verdict_reading<'w, 't: 'w>(
+    pub(crate) fn verdict_reading<'w, 't: 'w>(
         &self,
         a: &Signature,
         b: &Signature,

@@ -36,6 +36,7 @@ use crate::decide::Decider;
 use crate::index::bucket_pairs;
 use crate::sketch::{weights::content_holder, CorpusStats, Prepared, Shingles, Signature};
 use crate::{Deduper, Error, Result};
+use std::sync::OnceLock;
 
 /// The stage functions of one pipeline (see the module docs).
 #[derive(Clone, Copy)]
@@ -49,8 +50,24 @@ pub struct Side<'a> {
     pub position: u32,
     /// Its signature ([`Stages::sign`]).
     pub signature: &'a Signature,
-    /// Its words read against the word statistics ([`Stages::read`]), when short.
-    pub words: Option<Words<'a>>,
+    /// Its text to read for the alignment ([`Stages::reading`]), when short.
+    pub words: Option<&'a Reading<'a>>,
+}
+
+/// A short text, read against the word statistics the first time a pair
+/// needs it, as the batch reads it: most pairs share too little to be
+/// aligned, and a text in many pairs is read once. An engine keeps one per
+/// text for all the pairs it verifies.
+pub struct Reading<'t> {
+    stats: &'t WordStats,
+    prepared: &'t Prepared,
+    words: OnceLock<Words<'t>>,
+}
+
+impl<'t> Reading<'t> {
+    fn words(&self) -> &Words<'t> {
+        self.words.get_or_init(|| self.stats.read(&self.prepared.normalized, &self.prepared.chunks))
+    }
 }
 
 impl<'d> Stages<'d> {
@@ -126,9 +143,9 @@ impl<'d> Stages<'d> {
         sig.char_len <= self.deduper.config().decide.blocking().short_max_chars
     }
 
-    /// A short text's words read against the word statistics, for [`Stages::verify`].
-    pub fn read<'t>(&self, stats: &WordStats, p: &'t Prepared) -> Words<'t> {
-        stats.read(&p.normalized, &p.chunks)
+    /// A short text to read against the word statistics, for [`Stages::verify`].
+    pub fn reading<'t>(&self, stats: &'t WordStats, p: &'t Prepared) -> Reading<'t> {
+        Reading { stats, prepared: p, words: OnceLock::new() }
     }
 
     /// What a short text adds to the word statistics.
@@ -152,7 +169,8 @@ impl<'d> Stages<'d> {
     /// must be the lower position.
     pub fn verify(&self, a: &Side, b: &Side) -> Option<Link> {
         assert!(a.position < b.position, "a pair is read from the lower position");
-        let (verdict, _) = self.deduper.verdict(a.signature, b.signature, a.words.as_ref().zip(b.words.as_ref()));
+        let read = a.words.zip(b.words).map(|(x, y)| move || (x.words(), y.words()));
+        let (verdict, _) = self.deduper.verdict_reading(a.signature, b.signature, read);
         verdict.relation.is_duplicate().then_some(Link {
             a: a.position,
             b: b.position,

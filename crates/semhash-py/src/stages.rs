@@ -417,12 +417,13 @@ impl Stages {
         let stages = self.stages();
         let (pa, pb) = (stages.prepare(a.1), stages.prepare(b.1));
         let (sa, sb) = (self.signature(a.2)?, self.signature(b.2)?);
-        let side = |position, signature, p| Side {
+        let (ra, rb) = (stages.reading(words, &pa), stages.reading(words, &pb));
+        let side = |position, signature, reading| Side {
             position,
             signature,
-            words: stages.is_short(signature).then(|| stages.read(words, p)),
+            words: stages.is_short(signature).then_some(reading),
         };
-        let link = stages.verify(&side(a.0, &sa, &pa), &side(b.0, &sb, &pb));
+        let link = stages.verify(&side(a.0, &sa, &ra), &side(b.0, &sb, &rb));
         Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
     }
 }
@@ -684,9 +685,12 @@ impl Stages {
                 slot.insert((self.signature(signature)?, stages.prepare(text)));
             }
         }
+        // Each short side is read once, and only if one of its pairs is aligned.
+        let readings: HashMap<u32, _> =
+            read.iter().map(|(&position, (_, prepared))| (position, stages.reading(&words.stats, prepared))).collect();
         let side = |position| {
-            let (signature, prepared) = &read[&position];
-            Side { position, signature, words: stages.is_short(signature).then(|| stages.read(&words.stats, prepared)) }
+            let signature = &read[&position].0;
+            Side { position, signature, words: stages.is_short(signature).then(|| &readings[&position]) }
         };
         Ok(pairs
             .iter()
