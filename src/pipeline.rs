@@ -7,7 +7,9 @@
 //! tomorrow) goes through [`crate::store`].
 
 use crate::cluster::{cluster, Link};
-use crate::decide::{align, snippets, Decider, Differences, PairSignals, Relation, Snippet, Verdict, WordStats, Words};
+use crate::decide::{
+    align, snippets, Decider, Differences, PairSignals, Reading, Relation, Snippet, Verdict, WordStats, Words,
+};
 use crate::index::MultiIndex;
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::Stage;
@@ -18,7 +20,6 @@ use crate::util::{Progress, Silent};
 use crate::{Config, Error, Result};
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
 
 /// One input document.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -558,8 +559,8 @@ impl Deduper {
             short.iter().flatten().map(|p| p.normalized.as_str()),
             self.config.weights.idf_prior_docs,
         );
-        let read = std::iter::repeat_with(OnceLock::new).take(texts.len()).collect();
-        ShortWords { stats, short, read }
+        let short = short.into_iter().map(|p| p.map(|p| Reading::new(&p.normalized, &p.chunks))).collect();
+        ShortWords { stats, short }
     }
 
     /// De-duplicates one batch. Ids must be distinct and texts must pass
@@ -976,8 +977,7 @@ impl Exact {
 struct ShortWords<'t> {
     stats: WordStats,
     /// By position in the batch: the text when it is short.
-    short: Vec<Option<&'t Prepared>>,
-    read: Vec<OnceLock<Words<'t>>>,
+    short: Vec<Option<Reading<'t>>>,
 }
 
 impl<'t> ShortWords<'t> {
@@ -988,8 +988,7 @@ impl<'t> ShortWords<'t> {
 
     /// Text `k` read for alignment; `None` when it is long.
     fn get(&self, k: usize) -> Option<&Words<'t>> {
-        let p = self.short[k]?;
-        Some(self.read[k].get_or_init(|| self.stats.read(&p.normalized, &p.chunks)))
+        self.short[k].as_ref().map(|r| r.words(&self.stats))
     }
 }
 

@@ -31,12 +31,11 @@
 //! deduper with a semantic stage or a judge.
 
 use crate::cluster::{cluster, Link, Placement};
-use crate::decide::align::{WordKeys, WordStats, Words};
+use crate::decide::align::{Reading, WordKeys, WordStats};
 use crate::decide::Decider;
 use crate::index::bucket_pairs;
 use crate::sketch::{weights::content_holder, CorpusStats, Prepared, Shingles, Signature};
 use crate::{Deduper, Error, Result};
-use std::sync::OnceLock;
 
 /// The stage functions of one pipeline (see the module docs).
 #[derive(Clone, Copy)]
@@ -50,24 +49,9 @@ pub struct Side<'a> {
     pub position: u32,
     /// Its signature ([`Stages::sign`]).
     pub signature: &'a Signature,
-    /// Its text to read for the alignment ([`Stages::reading`]), when short.
+    /// Its text to read for the alignment ([`Stages::reading`]), when short:
+    /// an engine keeps one per text for all the pairs it verifies.
     pub words: Option<&'a Reading<'a>>,
-}
-
-/// A short text, read against the word statistics the first time a pair
-/// needs it, as the batch reads it: most pairs share too little to be
-/// aligned, and a text in many pairs is read once. An engine keeps one per
-/// text for all the pairs it verifies.
-pub struct Reading<'t> {
-    stats: &'t WordStats,
-    prepared: &'t Prepared,
-    words: OnceLock<Words<'t>>,
-}
-
-impl<'t> Reading<'t> {
-    fn words(&self) -> &Words<'t> {
-        self.words.get_or_init(|| self.stats.read(&self.prepared.normalized, &self.prepared.chunks))
-    }
 }
 
 impl<'d> Stages<'d> {
@@ -143,9 +127,9 @@ impl<'d> Stages<'d> {
         sig.char_len <= self.deduper.config().decide.blocking().short_max_chars
     }
 
-    /// A short text to read against the word statistics, for [`Stages::verify`].
-    pub fn reading<'t>(&self, stats: &'t WordStats, p: &'t Prepared) -> Reading<'t> {
-        Reading { stats, prepared: p, words: OnceLock::new() }
+    /// A short text to read for the alignment, for [`Stages::verify`].
+    pub fn reading<'t>(&self, p: &'t Prepared) -> Reading<'t> {
+        Reading::new(&p.normalized, &p.chunks)
     }
 
     /// What a short text adds to the word statistics.
@@ -165,11 +149,12 @@ impl<'d> Stages<'d> {
         WordStats::from_parts(docs, self.deduper.config().weights.idf_prior_docs, words, contexts)
     }
 
-    /// The link a candidate pair makes, if its verdict is a duplicate. `a`
-    /// must be the lower position.
-    pub fn verify(&self, a: &Side, b: &Side) -> Option<Link> {
+    /// The link a candidate pair makes, if its verdict is a duplicate, with
+    /// short texts read against `words` ([`Stages::word_stats`]). `a` must
+    /// be the lower position.
+    pub fn verify(&self, words: &WordStats, a: &Side, b: &Side) -> Option<Link> {
         assert!(a.position < b.position, "a pair is read from the lower position");
-        let read = a.words.zip(b.words).map(|(x, y)| move || (x.words(), y.words()));
+        let read = a.words.zip(b.words).map(|(x, y)| move || (x.words(words), y.words(words)));
         let (verdict, _) = self.deduper.verdict_reading(a.signature, b.signature, read);
         verdict.relation.is_duplicate().then_some(Link {
             a: a.position,

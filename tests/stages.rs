@@ -115,13 +115,13 @@ fn staged(deduper: &Deduper, docs: &[Document], n: usize, seed: u64) -> Vec<Plac
             .into_iter()
             .collect();
         let stats = stages.word_stats(short.len() as u64, words.into_iter().collect::<HashMap<_, _>>(), contexts);
-        let reading = |h: u32| keys.contains_key(&h).then(|| stages.reading(&stats, &prepared[&h]));
+        let reading = |h: u32| keys.contains_key(&h).then(|| stages.reading(&prepared[&h]));
         let (ra, rb) = (reading(a), reading(b));
         let (sa, sb) = (
             Side { position: a, signature: &sigs[&a], words: ra.as_ref() },
             Side { position: b, signature: &sigs[&b], words: rb.as_ref() },
         );
-        stages.verify(&sa, &sb)
+        stages.verify(&stats, &sa, &sb)
     })
     .into_iter()
     .flatten()

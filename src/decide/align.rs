@@ -81,6 +81,7 @@
 use crate::sketch::tokens::words;
 use crate::util::hash::{combine, PrehashedMap as HashMap};
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
 
 /// A word seen in at most this many texts may be a misspelling of another.
 const RARE_DOCS: u32 = 2;
@@ -457,6 +458,29 @@ impl WordStats {
         let mut sorted = hashes;
         sorted.sort_unstable();
         Words { tokens, sorted, bits, directions: side }
+    }
+}
+
+/// A short text to read for [`differences`] the first time a pair needs it,
+/// then kept: most candidate pairs share too little to be aligned, and a
+/// text in many pairs is read once. The batch and the distributed stages
+/// keep one per text.
+pub struct Reading<'t> {
+    text: &'t str,
+    chunks: &'t [u16],
+    words: OnceLock<Words<'t>>,
+}
+
+impl<'t> Reading<'t> {
+    /// A normalized text and its [`chunks`], not read yet.
+    pub fn new(text: &'t str, chunks: &'t [u16]) -> Self {
+        Reading { text, chunks, words: OnceLock::new() }
+    }
+
+    /// The text read against `stats` ([`WordStats::read`]): the first call
+    /// reads it, later ones get the same words (the statistics must be the same).
+    pub fn words(&self, stats: &WordStats) -> &Words<'t> {
+        self.words.get_or_init(|| stats.read(self.text, self.chunks))
     }
 }
 

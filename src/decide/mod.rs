@@ -21,7 +21,7 @@ pub mod snippets;
 #[cfg(feature = "train")]
 pub mod train;
 
-pub use align::{Differences, WordStats, Words};
+pub use align::{Differences, Reading, WordStats, Words};
 pub use fusion::LearnedBoundary;
 pub use lexical::LexicalRules;
 pub use snippets::{Snippet, SnippetConfig};

@@ -417,13 +417,13 @@ impl Stages {
         let stages = self.stages();
         let (pa, pb) = (stages.prepare(a.1), stages.prepare(b.1));
         let (sa, sb) = (self.signature(a.2)?, self.signature(b.2)?);
-        let (ra, rb) = (stages.reading(words, &pa), stages.reading(words, &pb));
+        let (ra, rb) = (stages.reading(&pa), stages.reading(&pb));
         let side = |position, signature, reading| Side {
             position,
             signature,
             words: stages.is_short(signature).then_some(reading),
         };
-        let link = stages.verify(&side(a.0, &sa, &ra), &side(b.0, &sb, &rb));
+        let link = stages.verify(words, &side(a.0, &sa, &ra), &side(b.0, &sb, &rb));
         Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
     }
 }
@@ -687,14 +687,14 @@ impl Stages {
         }
         // Each short side is read once, and only if one of its pairs is aligned.
         let readings: HashMap<u32, _> =
-            read.iter().map(|(&position, (_, prepared))| (position, stages.reading(&words.stats, prepared))).collect();
+            read.iter().map(|(&position, (_, prepared))| (position, stages.reading(prepared))).collect();
         let side = |position| {
             let signature = &read[&position].0;
             Side { position, signature, words: stages.is_short(signature).then(|| &readings[&position]) }
         };
         Ok(pairs
             .iter()
-            .filter_map(|&(a, b)| stages.verify(&side(a), &side(b)))
+            .filter_map(|&(a, b)| stages.verify(&words.stats, &side(a), &side(b)))
             .map(|l| (l.a, l.b, relation_name(l.relation), l.score))
             .collect())
     }
