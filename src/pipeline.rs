@@ -470,6 +470,11 @@ impl Deduper {
         Ok(())
     }
 
+    /// A text's exact key ([`Prepared::exact`]), without shingling it.
+    pub fn exact_key(&self, text: &str) -> u128 {
+        crate::sketch::exact_key(&self.config.normalize.text(text))
+    }
+
     /// Normalizes and shingles one text.
     pub fn prepare(&self, text: &str) -> Prepared {
         let mut p = self.signer.prepare(self.config.normalize.text(text));

@@ -7,10 +7,10 @@
 //! | stage | per | function | the engine then |
 //! | --- | --- | --- | --- |
 //! | ingest | document | [`Stages::prepare`] | numbers documents in input order (their *position*) |
-//! | exact | document | [`Prepared::exact`] | groups by it: the lowest position is the text's *head*, the others its copies |
+//! | exact | document | [`Stages::exact_key`] | groups by it: the lowest position is the text's *head*, the others its copies |
 //! | statistics 1 | distinct text | [`Stages::shingles`] | counts texts per shingle (`df`) and distinct texts (`docs`) |
 //! | statistics 2 | distinct text | [`Stages::content_shingles`] (its shingles' `df` joined in) | counts texts per shingle again (`content_df`) |
-//! | sign | distinct text | [`Stages::sign`] (its shingles' counts joined in) | keeps the signature by head |
+//! | sign | distinct text | [`Stages::sign`] (under [`Stages::statistics`] of its shingles' counts, joined in) | keeps the signature by head |
 //! | candidates | distinct text, then key | [`Stages::band_keys`], [`Stages::passage_keys`]; [`Stages::bucket_pairs`] per key | unions the band pairs; keeps passage pairs found under at least [`Stages::min_shared_passages`] keys |
 //! | word statistics | short distinct text | [`Stages::word_keys`] | sums word counts; counts distinct fillers per context |
 //! | verify | candidate pair | [`Stages::verify`] (both signatures; word statistics of both texts' keys) | keeps the links |
@@ -70,9 +70,15 @@ impl<'d> Stages<'d> {
         Ok(Stages { deduper })
     }
 
-    /// Normalizes and shingles a text; [`Prepared::exact`] is its exact key.
+    /// Normalizes and shingles a text.
     pub fn prepare(&self, text: &str) -> Prepared {
         self.deduper.prepare(text)
+    }
+
+    /// A text's exact key, [`Prepared::exact`] without the rest of
+    /// [`Stages::prepare`].
+    pub fn exact_key(&self, text: &str) -> u128 {
+        self.deduper.exact_key(text)
     }
 
     /// A distinct text's shingles, each once: what `df` counts.
@@ -86,11 +92,17 @@ impl<'d> Stages<'d> {
         content_holder(&self.deduper.config().weights, shingles, df)
     }
 
-    /// The signature of a distinct text: `docs` distinct texts in the corpus,
-    /// and `(shingle, df, content_df)` of (at least) the text's own shingles.
-    pub fn sign(&self, p: &Prepared, docs: u64, counts: impl IntoIterator<Item = (u64, u32, u32)>) -> Signature {
-        let stats = CorpusStats::from_parts(&self.deduper.config().weights, docs, counts);
-        self.deduper.signer().sign(p, &stats)
+    /// Corpus statistics from the engine's counts: `docs` distinct texts in
+    /// the corpus, and `(shingle, df, content_df)` of (at least) the
+    /// shingles of the texts to be signed: one text's own, or the whole
+    /// corpus's when a worker holds them all.
+    pub fn statistics(&self, docs: u64, counts: impl IntoIterator<Item = (u64, u32, u32)>) -> CorpusStats {
+        CorpusStats::from_parts(&self.deduper.config().weights, docs, counts)
+    }
+
+    /// The signature of a distinct text under `stats` ([`Stages::statistics`]).
+    pub fn sign(&self, p: &Prepared, stats: &CorpusStats) -> Signature {
+        self.deduper.signer().sign(p, stats)
     }
 
     /// Keys under which one shared key makes a candidate pair.
@@ -132,9 +144,9 @@ impl<'d> Stages<'d> {
         Reading::new(&p.normalized, &p.chunks)
     }
 
-    /// What a short text adds to the word statistics.
-    pub fn word_keys(&self, p: &Prepared) -> WordKeys {
-        WordKeys::of(&p.normalized)
+    /// What a short text ([`Stages::reading`]) adds to the word statistics.
+    pub fn word_keys(&self, reading: &Reading) -> WordKeys {
+        WordKeys::of(reading.text())
     }
 
     /// Word statistics from the engine's counts: `docs` short distinct texts,

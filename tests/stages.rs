@@ -42,8 +42,8 @@ fn staged(deduper: &Deduper, docs: &[Document], n: usize, seed: u64) -> Vec<Plac
     let prepared: HashMap<u32, _> =
         map(&positions, n, rng, |p| (p, stages.prepare(&docs[p as usize].text))).into_iter().collect();
     let mut holders: HashMap<u128, Vec<u32>> = HashMap::new();
-    for (&p, prep) in &prepared {
-        holders.entry(prep.exact).or_default().push(p);
+    for (key, p) in map(&positions, n, rng, |p| (stages.exact_key(&docs[p as usize].text), p)) {
+        holders.entry(key).or_default().push(p);
     }
     let mut head_of: HashMap<u32, u32> = HashMap::new();
     let mut copies: HashMap<u32, u32> = HashMap::new();
@@ -70,7 +70,7 @@ fn staged(deduper: &Deduper, docs: &[Document], n: usize, seed: u64) -> Vec<Plac
     let docs_count = heads.len() as u64;
     let sigs: HashMap<u32, _> = map(&heads, n, rng, |h| {
         let counts = shingles[&h].iter().map(|&s| (s, df[&s], content_df.get(&s).copied().unwrap_or(0)));
-        (h, stages.sign(&prepared[&h], docs_count, counts))
+        (h, stages.sign(&prepared[&h], &stages.statistics(docs_count, counts)))
     })
     .into_iter()
     .collect();
@@ -95,7 +95,8 @@ fn staged(deduper: &Deduper, docs: &[Document], n: usize, seed: u64) -> Vec<Plac
 
     // Word statistics of the short texts; each pair reads against the counts of its own two texts.
     let short: Vec<u32> = heads.iter().copied().filter(|h| stages.is_short(&sigs[h])).collect();
-    let keys: HashMap<u32, _> = map(&short, n, rng, |h| (h, stages.word_keys(&prepared[&h]))).into_iter().collect();
+    let keys: HashMap<u32, _> =
+        map(&short, n, rng, |h| (h, stages.word_keys(&stages.reading(&prepared[&h])))).into_iter().collect();
     let mut word_df: HashMap<u64, u32> = HashMap::new();
     let mut fillers: HashSet<(u64, u64)> = HashSet::new();
     for k in keys.values() {

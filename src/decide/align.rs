@@ -477,6 +477,11 @@ impl<'t> Reading<'t> {
         Reading { text, chunks, words: OnceLock::new() }
     }
 
+    /// The normalized text.
+    pub fn text(&self) -> &'t str {
+        self.text
+    }
+
     /// The text read against `stats` ([`WordStats::read`]): the first call
     /// reads it, later ones get the same words (the statistics must be the same).
     pub fn words(&self, stats: &WordStats) -> &Words<'t> {

@@ -125,6 +125,11 @@ pub struct Prepared {
     pub chunks: Vec<u16>,
 }
 
+/// The exact key of a normalized text ([`Prepared::exact`]).
+pub fn exact_key(normalized: &str) -> u128 {
+    hash128(normalized.as_bytes())
+}
+
 /// Per-token importance, mapped onto shingles as the mean over their words.
 pub trait TokenImportance: Send + Sync {
     /// One importance (positive) per word of [`tokens::words`]`(normalized)`,
@@ -190,13 +195,7 @@ impl Signer {
     pub fn prepare(&self, normalized: String) -> Prepared {
         let words = tokens::words(&normalized);
         let sequence = tokens::word_shingles(&words, self.config.word_ngram as usize);
-        Prepared {
-            exact: hash128(normalized.as_bytes()),
-            words: words.len() as u32,
-            normalized,
-            sequence,
-            chunks: Vec::new(),
-        }
+        Prepared { exact: exact_key(&normalized), words: words.len() as u32, normalized, sequence, chunks: Vec::new() }
     }
 
     /// The full signature, given the statistics of the corpus it belongs to.

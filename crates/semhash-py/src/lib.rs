@@ -185,6 +185,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Index>()?;
     m.add_class::<stages::Stages>()?;
     m.add_class::<stages::CountTable>()?;
+    m.add_class::<stages::Statistics>()?;
     m.add_class::<stages::WordTable>()?;
     m.add_function(wrap_pyfunction!(stages::merge_fillers, m)?)?;
     m.add_function(wrap_pyfunction!(stages::split_counts, m)?)?;

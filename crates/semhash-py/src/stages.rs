@@ -11,11 +11,12 @@
 
 use super::{deduper, py_error, relation_name, SemHashError};
 use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedBytes;
 use semhash::admit::json::{id_of, parse_object, record_in, take_text};
 use semhash::cluster::Link;
-use semhash::decide::align::WordStats;
+use semhash::decide::align::{Reading, WordStats};
 use semhash::decide::Relation;
-use semhash::sketch::{Prepared, Signature};
+use semhash::sketch::{CorpusStats, Prepared, Signature};
 use semhash::stages::Side;
 use semhash::util::hash::PrehashedMap;
 use semhash::Deduper;
@@ -40,11 +41,13 @@ type PyPlacement = (u32, u32, Option<u32>, String, f32);
 type PyToSign = (String, Vec<(i64, u32, u32)>);
 /// A text's word keys: its words, and (context, filler) of each position.
 type PyWordKeys = (Vec<i64>, Vec<(i64, i64)>);
-/// A signed text: (position, text, signature).
-type PySigned = (u32, String, Vec<u8>);
-/// One side of a pair to verify: (position, text, signature, word counts
+/// A signed text: (position, its reading, signature).
+type PySigned = (u32, PyBackedBytes, PyBackedBytes);
+/// One side of a pair to verify: (position, its reading, signature, word counts
 /// `(word, texts)` and context counts `(context, fillers)` of its own words).
-type PySide = (u32, String, Vec<u8>, Vec<(i64, u32)>, Vec<(i64, u32)>);
+type PySide = (u32, PyBackedBytes, PyBackedBytes, Vec<(i64, u32)>, Vec<(i64, u32)>);
+/// A signature and the text's reading, as the sign stage gives them.
+type PySignedText = (Vec<u8>, Vec<u8>);
 
 fn signed(v: &[u64]) -> Vec<i64> {
     v.iter().map(|&x| x as i64).collect()
@@ -167,6 +170,85 @@ impl CountTable {
     }
 }
 
+/// The corpus statistics loaded for signing ([`Stages::statistics`]).
+#[pyclass(frozen)]
+pub struct Statistics {
+    stats: CorpusStats,
+}
+
+/// A prepared text as bytes, kept by the engine between the passes of the
+/// sign stage instead of preparing the text again for each, and what the
+/// later stages read of it. Little-endian: exact key (16 bytes), word
+/// count, shingle count `n` (4 bytes each), the `n` shingles (8 bytes
+/// each), then the text's *reading*: chunk count `m` (4 bytes), the `m`
+/// chunks (2 bytes each) and the normalized text. After signing, a short
+/// text travels as its reading (all the word statistics and the alignment
+/// read of it) and a long one as nothing (its signature decides).
+mod packed {
+    use super::SemHashError;
+    use pyo3::PyResult;
+    use semhash::sketch::Prepared;
+
+    const HEAD: usize = 16 + 2 * 4;
+
+    pub fn encode(p: &Prepared) -> Vec<u8> {
+        let mut out = Vec::with_capacity(HEAD + 8 * p.sequence.len() + 4 + 2 * p.chunks.len() + p.normalized.len());
+        out.extend_from_slice(&p.exact.to_le_bytes());
+        out.extend_from_slice(&p.words.to_le_bytes());
+        out.extend_from_slice(&(p.sequence.len() as u32).to_le_bytes());
+        p.sequence.iter().for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
+        push_reading(&mut out, p);
+        out
+    }
+
+    /// The reading of a prepared text, alone.
+    pub fn encode_reading(p: &Prepared) -> Vec<u8> {
+        let mut out = Vec::with_capacity(4 + 2 * p.chunks.len() + p.normalized.len());
+        push_reading(&mut out, p);
+        out
+    }
+
+    fn push_reading(out: &mut Vec<u8>, p: &Prepared) {
+        out.extend_from_slice(&(p.chunks.len() as u32).to_le_bytes());
+        p.chunks.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
+        out.extend_from_slice(p.normalized.as_bytes());
+    }
+
+    fn bad(what: &str, bytes: &[u8]) -> pyo3::PyErr {
+        SemHashError::new_err(format!("not {what}: {} bytes that do not read as one", bytes.len()))
+    }
+
+    fn u32_at(bytes: &[u8], at: usize) -> u32 {
+        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+    }
+
+    /// The reading of a packed prepared text.
+    pub fn reading(bytes: &[u8]) -> PyResult<&[u8]> {
+        let head = bytes.get(..HEAD).ok_or_else(|| bad("a prepared text", bytes))?;
+        bytes.get(HEAD + 8 * u32_at(head, 20) as usize..).ok_or_else(|| bad("a prepared text", bytes))
+    }
+
+    pub fn decode(bytes: &[u8]) -> PyResult<Prepared> {
+        let (chunks, normalized) = decode_reading(reading(bytes)?)?;
+        let sequence = bytes[HEAD..bytes.len() - reading(bytes)?.len()].chunks_exact(8);
+        Ok(Prepared {
+            exact: u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes")),
+            normalized: normalized.to_owned(),
+            words: u32_at(bytes, 16),
+            sequence: sequence.map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes"))).collect(),
+            chunks,
+        })
+    }
+
+    /// A reading's chunks and normalized text.
+    pub fn decode_reading(bytes: &[u8]) -> PyResult<(Vec<u16>, &str)> {
+        let m = bytes.get(..4).map(|b| u32_at(b, 0) as usize).ok_or_else(|| bad("a reading", bytes))?;
+        let chunks = bytes.get(4..4 + 2 * m).ok_or_else(|| bad("a reading", bytes))?;
+        let text = std::str::from_utf8(&bytes[4 + 2 * m..]).map_err(|_| bad("a reading", bytes))?;
+        Ok((chunks.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2 bytes"))).collect(), text))
+    }
+}
+
 /// `(context, filler)` sets as bytes: sorted, distinct 16-byte records.
 fn decode_fillers(bytes: &[u8]) -> PyResult<impl Iterator<Item = (u64, u64)> + '_> {
     if !bytes.len().is_multiple_of(16) {
@@ -237,8 +319,8 @@ mod routed {
     pub const TO_HIGHER: u8 = 3;
     /// A candidate pair to verify where both its sides arrive.
     pub const VERIFY: u8 = 4;
-    /// A side record: tag u8, position u32, text bytes u32, signature
-    /// bytes u32, the text (UTF-8), the signature.
+    /// A side record: tag u8, position u32, reading bytes u32, signature
+    /// bytes u32, the reading ([`super::packed`]), the signature.
     pub const SIDE: u8 = 5;
     const SIDE_HEAD: usize = 13;
 
@@ -267,12 +349,12 @@ mod routed {
         block.extend_from_slice(&b.to_le_bytes());
     }
 
-    pub fn push_side(block: &mut Vec<u8>, position: u32, text: &str, signature: &[u8]) {
+    pub fn push_side(block: &mut Vec<u8>, position: u32, reading: &[u8], signature: &[u8]) {
         block.push(SIDE);
-        for n in [position, text.len() as u32, signature.len() as u32] {
+        for n in [position, reading.len() as u32, signature.len() as u32] {
             block.extend_from_slice(&n.to_le_bytes());
         }
-        block.extend_from_slice(text.as_bytes());
+        block.extend_from_slice(reading);
         block.extend_from_slice(signature);
     }
 
@@ -286,7 +368,7 @@ mod routed {
         /// `whole` is the record as sent, to pass on unchanged.
         Side {
             position: u32,
-            text: &'b str,
+            reading: &'b [u8],
             signature: &'b [u8],
             whole: &'b [u8],
         },
@@ -314,11 +396,10 @@ mod routed {
         Ok(Some(match tag {
             SIDE => {
                 let head = block.get(..SIDE_HEAD).ok_or("a side record cut short")?;
-                let text_len = u32_at(head, 5) as usize;
-                let whole = cut(block, SIDE_HEAD + text_len + u32_at(head, 9) as usize)?;
-                let text = std::str::from_utf8(&whole[SIDE_HEAD..SIDE_HEAD + text_len])
-                    .map_err(|_| "a side's text is not UTF-8".to_owned())?;
-                Record::Side { position: u32_at(whole, 1), text, signature: &whole[SIDE_HEAD + text_len..], whole }
+                let reading_len = u32_at(head, 5) as usize;
+                let whole = cut(block, SIDE_HEAD + reading_len + u32_at(head, 9) as usize)?;
+                let (reading, signature) = whole[SIDE_HEAD..].split_at(reading_len);
+                Record::Side { position: u32_at(whole, 1), reading, signature, whole }
             }
             TO_LOWER | TO_HIGHER | VERIFY => {
                 let r = cut(block, PAIR)?;
@@ -342,8 +423,8 @@ fn taken(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     rows.try_iter()?.map(|row| Ok(row?.extract::<(u32, Vec<u8>)>()?.1)).collect()
 }
 
-/// A side as read from a block: text, signature, and the record whole.
-type SideRecord<'b> = (&'b str, &'b [u8], &'b [u8]);
+/// A side as read from a block: reading, signature, and the record whole.
+type SideRecord<'b> = (&'b [u8], &'b [u8], &'b [u8]);
 
 /// A partition's sides by position, and its pairs `(tag, a, b)`.
 type Met<'b> = (HashMap<u32, SideRecord<'b>>, Vec<(u8, u32, u32)>);
@@ -353,8 +434,8 @@ fn sides_and_pairs(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
     let (mut sides, mut pairs) = (HashMap::new(), Vec::new());
     for record in blocks.iter().flat_map(|block| routed::read(block)) {
         match record.map_err(SemHashError::new_err)? {
-            routed::Record::Side { position, text, signature, whole } => {
-                sides.insert(position, (text, signature, whole));
+            routed::Record::Side { position, reading, signature, whole } => {
+                sides.insert(position, (reading, signature, whole));
             }
             routed::Record::Pair { tag, a, b } => pairs.push((tag, a, b)),
         }
@@ -408,24 +489,42 @@ impl Stages {
         self.stages().prepare(text)
     }
 
-    /// The link a pair of `(position, text, signature)` sides makes under
+    /// A signature as bytes, with the text's reading ([`packed`]) when the
+    /// text is short: all the later stages need of it.
+    fn signed_text(&self, signature: Signature, reading: impl FnOnce() -> Vec<u8>) -> PySignedText {
+        let reading = if self.stages().is_short(&signature) { reading() } else { Vec::new() };
+        (signature.to_bytes(self.deduper.fingerprint()), reading)
+    }
+
+    /// A side's signature and, for a short text, its reading decoded.
+    fn side<'r>(&self, reading: &'r [u8], signature: &[u8]) -> PyResult<(Signature, Option<DecodedReading<'r>>)> {
+        let signature = self.signature(signature)?;
+        let read = match self.stages().is_short(&signature) {
+            true => Some(packed::decode_reading(reading)?),
+            false => None,
+        };
+        Ok((signature, read))
+    }
+
+    /// The link a pair of `(position, reading, signature)` sides makes under
     /// `words`, or None; `a` must be at the lower position.
-    fn link(&self, a: (u32, &str, &[u8]), b: (u32, &str, &[u8]), words: &WordStats) -> PyResult<Option<PyLink>> {
+    fn link(&self, a: (u32, &[u8], &[u8]), b: (u32, &[u8], &[u8]), words: &WordStats) -> PyResult<Option<PyLink>> {
         if a.0 >= b.0 {
             return Err(SemHashError::new_err(format!("a pair is read from the lower position: ({}, {})", a.0, b.0)));
         }
-        let stages = self.stages();
-        let (pa, pb) = (stages.prepare(a.1), stages.prepare(b.1));
-        let (sa, sb) = (self.signature(a.2)?, self.signature(b.2)?);
-        let (ra, rb) = (stages.reading(&pa), stages.reading(&pb));
-        let side = |position, signature, reading| Side {
-            position,
-            signature,
-            words: stages.is_short(signature).then_some(reading),
-        };
-        let link = stages.verify(words, &side(a.0, &sa, &ra), &side(b.0, &sb, &rb));
+        let ((sa, ta), (sb, tb)) = (self.side(a.1, a.2)?, self.side(b.1, b.2)?);
+        let (ra, rb) = (ta.as_ref().map(reading), tb.as_ref().map(reading));
+        let side = |position, signature, words| Side { position, signature, words };
+        let link = self.stages().verify(words, &side(a.0, &sa, ra.as_ref()), &side(b.0, &sb, rb.as_ref()));
         Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
     }
+}
+
+/// A short text's reading as decoded: its chunks and normalized text.
+type DecodedReading<'r> = (Vec<u16>, &'r str);
+
+fn reading<'r>((chunks, text): &'r DecodedReading<'_>) -> Reading<'r> {
+    Reading::new(text, chunks)
 }
 
 #[pymethods]
@@ -470,7 +569,7 @@ impl Stages {
 
     /// The exact key of each text (16 bytes).
     fn exact_keys(&self, texts: Vec<String>) -> Vec<Vec<u8>> {
-        texts.iter().map(|t| self.prepare(t).exact.to_le_bytes().to_vec()).collect()
+        texts.iter().map(|t| self.stages().exact_key(t).to_le_bytes().to_vec()).collect()
     }
 
     /// Each distinct text's shingles, each once (what `df` counts).
@@ -490,56 +589,66 @@ impl Stages {
             .collect()
     }
 
-    /// Signatures (bytes) of distinct texts: `docs` in the corpus, and for
-    /// each text the `(shingle, df, content_df)` of its shingles.
-    fn sign(&self, docs: u64, rows: Vec<PyToSign>) -> Vec<Vec<u8>> {
-        let fingerprint = self.deduper.fingerprint();
+    /// Signatures of distinct texts, with their readings
+    /// ([`Stages::signed_text`]): `docs` in the corpus, and for each text
+    /// the `(shingle, df, content_df)` of its shingles.
+    fn sign(&self, docs: u64, rows: Vec<PyToSign>) -> Vec<PySignedText> {
         rows.iter()
             .map(|(text, counts)| {
                 let counts = counts.iter().map(|&(s, df, content)| (s as u64, df, content));
-                self.stages().sign(&self.prepare(text), docs, counts).to_bytes(fingerprint)
+                let p = self.prepare(text);
+                let signature = self.stages().sign(&p, &self.stages().statistics(docs, counts));
+                self.signed_text(signature, || packed::encode_reading(&p))
             })
             .collect()
     }
 
-    /// The `df` table of `texts` (distinct texts): each shingle with the
-    /// number of them that hold it.
-    fn count_shingles(&self, texts: Vec<String>) -> Vec<u8> {
-        let all = texts.iter().flat_map(|t| self.stages().shingles(&self.prepare(t))).collect();
-        counts::encode(&counts::tally(all))
+    /// Each text prepared (normalized and shingled) as bytes, for the
+    /// passes of the sign stage that follow: counting its shingles, its
+    /// content shingles, then signing it.
+    fn prepare_texts(&self, texts: Vec<String>) -> Vec<Vec<u8>> {
+        texts.iter().map(|t| packed::encode(&self.prepare(t))).collect()
     }
 
-    /// The content count table of `texts` (distinct texts) under the
-    /// corpus's `df` (a shingle it lacks has df 1), for the shingles of two
-    /// texts or more (no other's is read).
-    fn count_content(&self, texts: Vec<String>, df: &CountTable) -> Vec<u8> {
-        let all = texts
-            .iter()
-            .flat_map(|t| {
-                let shingles = self.stages().shingles(&self.prepare(t));
-                let mut content = self.stages().content_shingles(&shingles, |s| df.get(s, 1));
-                content.retain(|&s| df.get(s, 1) >= 2);
-                content
-            })
-            .collect();
-        counts::encode(&counts::tally(all))
+    /// The `df` table of distinct texts ([`Stages::prepare_texts`]): each
+    /// shingle with the number of them that hold it.
+    fn count_shingles(&self, prepared: Vec<PyBackedBytes>) -> PyResult<Vec<u8>> {
+        let mut all = Vec::new();
+        for p in &prepared {
+            all.extend(self.stages().shingles(&packed::decode(p)?));
+        }
+        Ok(counts::encode(&counts::tally(all)))
     }
 
-    /// Signatures (bytes) of distinct texts: `docs` in the corpus, with the
-    /// corpus's `df` and content tables. As in [`Stages::sign`], only
-    /// shingles of two texts or more are told (any other has df 1 and no
-    /// content count).
-    fn sign_counted(&self, docs: u64, texts: Vec<String>, df: &CountTable, content: &CountTable) -> Vec<Vec<u8>> {
-        let fingerprint = self.deduper.fingerprint();
-        texts
-            .iter()
-            .map(|text| {
-                let p = self.prepare(text);
-                let counts: Vec<(u64, u32, u32)> = (self.stages().shingles(&p).into_iter())
-                    .map(|s| (s, df.get(s, 1), content.get(s, 0)))
-                    .filter(|&(_, n, _)| n >= 2)
-                    .collect();
-                self.stages().sign(&p, docs, counts).to_bytes(fingerprint)
+    /// The content count table of distinct texts ([`Stages::prepare_texts`])
+    /// under the corpus's `df` (a shingle it lacks has df 1), for the
+    /// shingles of two texts or more (no other's is read).
+    fn count_content(&self, prepared: Vec<PyBackedBytes>, df: &CountTable) -> PyResult<Vec<u8>> {
+        let mut all = Vec::new();
+        for p in &prepared {
+            let shingles = self.stages().shingles(&packed::decode(p)?);
+            let content = self.stages().content_shingles(&shingles, |s| df.get(s, 1));
+            all.extend(content.into_iter().filter(|&s| df.get(s, 1) >= 2));
+        }
+        Ok(counts::encode(&counts::tally(all)))
+    }
+
+    /// The corpus statistics of `docs` distinct texts from the corpus's
+    /// `df` and content tables, for a worker to load once and sign all its
+    /// texts under ([`Stages::sign_prepared`]).
+    fn statistics(&self, docs: u64, df: &[u8], content: &[u8]) -> PyResult<Statistics> {
+        let content: PrehashedMap<u64, u32> = decode_counts(content)?.collect();
+        let counts = decode_counts(df)?.map(|(s, n)| (s, n, content.get(&s).copied().unwrap_or(0)));
+        Ok(Statistics { stats: self.stages().statistics(docs, counts) })
+    }
+
+    /// Signatures of distinct texts ([`Stages::prepare_texts`]) under the
+    /// corpus's statistics, with their readings ([`Stages::signed_text`]).
+    fn sign_prepared(&self, prepared: Vec<PyBackedBytes>, stats: &Statistics) -> PyResult<Vec<PySignedText>> {
+        (prepared.iter())
+            .map(|p| {
+                let signature = self.stages().sign(&packed::decode(p)?, &stats.stats);
+                Ok(self.signed_text(signature, || packed::reading(p).map(<[u8]>::to_vec).unwrap_or_default()))
             })
             .collect()
     }
@@ -625,12 +734,12 @@ impl Stages {
         Ok(routed::blocks(out))
     }
 
-    /// Signed texts `(position, text, signature)` as side records, each
+    /// Signed texts `(position, reading, signature)` as side records, each
     /// sent to its position's partition (of `parts`).
     fn route_sides(&self, rows: Vec<PySigned>, parts: u32) -> Vec<(u32, Vec<u8>)> {
         let mut out = vec![Vec::new(); parts.max(1) as usize];
-        for (position, text, signature) in rows {
-            routed::push_side(&mut out[routed::home(position, parts)], position, &text, &signature);
+        for (position, reading, signature) in rows {
+            routed::push_side(&mut out[routed::home(position, parts)], position, &reading, &signature);
         }
         routed::blocks(out)
     }
@@ -681,17 +790,14 @@ impl Stages {
         let mut read = HashMap::new();
         for &position in pairs.iter().flat_map(|(a, b)| [a, b]) {
             if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(position) {
-                let &(text, signature, _) = sides.get(&position).ok_or_else(|| missing_side(position))?;
-                slot.insert((self.signature(signature)?, stages.prepare(text)));
+                let &(reading, signature, _) = sides.get(&position).ok_or_else(|| missing_side(position))?;
+                slot.insert(self.side(reading, signature)?);
             }
         }
         // Each short side is read once, and only if one of its pairs is aligned.
         let readings: HashMap<u32, _> =
-            read.iter().map(|(&position, (_, prepared))| (position, stages.reading(prepared))).collect();
-        let side = |position| {
-            let signature = &read[&position].0;
-            Side { position, signature, words: stages.is_short(signature).then(|| &readings[&position]) }
-        };
+            read.iter().filter_map(|(&position, (_, text))| Some((position, reading(text.as_ref()?)))).collect();
+        let side = |position| Side { position, signature: &read[&position].0, words: readings.get(&position) };
         Ok(pairs
             .iter()
             .filter_map(|&(a, b)| stages.verify(&words.stats, &side(a), &side(b)))
@@ -699,28 +805,27 @@ impl Stages {
             .collect())
     }
 
-    /// The word keys of each short text (None for a long one).
-    fn word_keys(&self, rows: Vec<(String, Vec<u8>)>) -> PyResult<Vec<Option<PyWordKeys>>> {
+    /// The word keys of each short text among `(reading, signature)` rows
+    /// (None for a long one).
+    fn word_keys(&self, rows: Vec<(PyBackedBytes, PyBackedBytes)>) -> PyResult<Vec<Option<PyWordKeys>>> {
         rows.iter()
             .map(|(text, sig)| {
-                if !self.stages().is_short(&self.signature(sig)?) {
-                    return Ok(None);
-                }
-                let keys = self.stages().word_keys(&self.prepare(text));
+                let Some(text) = self.side(text, sig)?.1 else { return Ok(None) };
+                let keys = self.stages().word_keys(&reading(&text));
                 let fillers = keys.fillers.iter().map(|&(c, f)| (c as i64, f as i64)).collect();
                 Ok(Some((signed(&keys.words), fillers)))
             })
             .collect()
     }
 
-    /// What the short texts among `(text, signature)` rows add to the word
+    /// What the short texts among `(reading, signature)` rows add to the word
     /// statistics: how many they are, the table of their words (texts
     /// holding each) and the set of their `(context, filler)` pairs.
-    fn count_words(&self, rows: Vec<(String, Vec<u8>)>) -> PyResult<(u64, Vec<u8>, Vec<u8>)> {
+    fn count_words(&self, rows: Vec<(PyBackedBytes, PyBackedBytes)>) -> PyResult<(u64, Vec<u8>, Vec<u8>)> {
         let (mut short, mut words, mut fillers) = (0u64, Vec::new(), Vec::new());
         for (text, sig) in rows {
-            if self.stages().is_short(&self.signature(&sig)?) {
-                let keys = self.stages().word_keys(&self.prepare(&text));
+            if let Some(text) = self.side(&text, &sig)?.1 {
+                let keys = self.stages().word_keys(&reading(&text));
                 short += 1;
                 words.extend(keys.words);
                 fillers.extend(keys.fillers);

@@ -120,7 +120,7 @@ def test_a_rerun_with_a_work_directory_resumes_from_the_last_finished_stage(spar
     assert job.dedup(spark, [folder], first, work=work)["resumed"] == []
     stages = ["ingest", "exact", "sign", "candidates", "verify"]
     # Kept as Parquet, readable by any engine.
-    assert spark.read.parquet(f"{work}/sign").columns == ["head", "copies", "text", "signature"]
+    assert spark.read.parquet(f"{work}/sign").columns == ["head", "copies", "reading", "signature"]
     assert spark.read.parquet(f"{work}/ingest").count() == len(lines)
     assert job.dedup(spark, [folder], second, work=work)["resumed"] == stages
     # As if killed while signing: the later stages not finished, one half written.

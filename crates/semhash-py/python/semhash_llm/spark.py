@@ -199,9 +199,9 @@ _STORED = {
         lambda r: (bytes(r[0]), (list(r[1]), r[2])),
     ),
     "sign": (
-        "head long, copies long, text string, signature binary",
+        "head long, copies long, reading binary, signature binary",
         lambda r: (r[0],) + tuple(r[1]),
-        lambda r: (r[0], (r[1], r[2], bytes(r[3]))),
+        lambda r: (r[0], (r[1], bytes(r[2]), bytes(r[3]))),
     ),
     "candidates": ("part int, block binary", tuple, lambda r: (r[0], bytes(r[1]))),
     "verify": ("a long, b long, relation string, score double", tuple, tuple),
@@ -285,30 +285,41 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
 def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int, P: int):
     """Signs ``heads`` (head -> (its copies' positions, text)) under
     statistics that every worker holds whole: partitions count, Spark sums,
-    the sums are broadcast."""
+    the sums are broadcast. Gives head -> (copies, reading, signature): a
+    short text's reading is what the later stages read of it, a long one's
+    is empty (its signature decides)."""
+
+    def prepare(rows):
+        for batch in _batched(rows):
+            for (head, (copies, _)), p in zip(batch, _stages(conf).prepare_texts([r[1][1] for r in batch])):
+                yield head, (len(copies), p)
 
     def signed():
-        texts = heads.map(lambda kv: kv[1][1])
-        df = _summed(texts.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_shingles)), P, least=2)
+        # Each text is prepared once, for the three passes over it.
+        prepared = heads.mapPartitions(prepare).cache()
+        packed = prepared.map(lambda kv: kv[1][1])
+        df = _summed(packed.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_shingles)), P, least=2)
         df = sc.broadcast(df)
-        content = texts.mapPartitions(lambda rows: _partial(rows, lambda b: _stages(conf).count_content(b, _loaded(df))))
+        content = packed.mapPartitions(lambda rows: _partial(rows, lambda b: _stages(conf).count_content(b, _loaded(df))))
         content = sc.broadcast(_summed(content, P))
 
         def sign(rows):
             stages = _stages(conf)
+            corpus = _loaded(content, lambda table: stages.statistics(distinct, df.value, table))
             for batch in _batched(rows):
-                signatures = stages.sign_counted(distinct, [r[1][1] for r in batch], _loaded(df), _loaded(content))
-                for (head, (copies, text)), sig in zip(batch, signatures):
-                    yield head, (len(copies), text, bytes(sig))
+                answers = stages.sign_prepared([r[1][1] for r in batch], corpus)
+                for (head, (copies, _)), (sig, reading) in zip(batch, answers):
+                    yield head, (copies, reading, sig)
 
-        return heads.mapPartitions(sign)
+        return prepared.mapPartitions(sign)
 
     return signed
 
 
 def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
     """Signs ``heads`` (head -> (its copies' positions, text)) with each text's own counts
-    joined to it through shuffles: no table is held whole anywhere."""
+    joined to it through shuffles: no table is held whole anywhere. Gives
+    what :func:`_signed_by_broadcast` gives."""
     by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
     by_head = by_head.cache()  # head -> its shingles
     df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
@@ -340,16 +351,16 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
         return text, [(x, n, c) for x, (n, c) in (known or {}).items()]
 
     def signed_row(ra):
-        (head, ((copies, text), _)), sig = ra
-        return head, (len(copies), text, bytes(sig))
+        (head, ((copies, _), _)), (sig, reading) = ra
+        return head, (len(copies), reading, sig)
 
     sign = _answers(conf, "sign", with_counts, distinct)
     return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
 
 
 #: Texts per partition where pairs meet their sides: a task holds its
-#: partition's sides whole (text, signature and the text read for
-#: verifying), so the partitions grow in number with the corpus rather than
+#: partition's sides whole (signature, and a short text's reading and its
+#: words read for verifying), so the partitions grow in number with the corpus rather than
 #: in size. Smaller partitions copy each side to more of them (at a million
 #: documents, 25,000 moved 5.7 GB and 100,000 3.8 GB).
 SIDES_PER_PART = 100_000
@@ -641,28 +652,35 @@ def dedup(
     kept = _Work(spark, work, _identity(sc, files, conf, [id_field, text_field], on_error))
 
     def ingest():
-        """Global positions from per-file line counts. Files are read as
-        bytes (Spark's text reader would replace bad UTF-8 without a word),
-        each whole by one task, as a gzipped JSONL shard would be anyway."""
+        """Global positions in input order: a file's lines follow the last
+        line read from the files before it. Files are read as bytes
+        (Spark's text reader would replace bad UTF-8 without a word), each
+        whole by one task, as a gzipped JSONL shard would be anyway, and
+        only once: the positions come from the parsed records."""
         index_of = {name: i for i, name in enumerate(files)}
         raw = sc.binaryFiles(",".join(files), max(1, min(len(files), P)))
-
-        def line_count(data: bytes) -> int:
-            return data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
-
-        counts = dict(raw.map(lambda kv: (index_of[kv[0]], line_count(kv[1]))).collect())
-        offsets = {}
-        total = 0
-        for i in range(len(files)):
-            offsets[i] = total
-            total += counts.get(i, 0)
 
         def parse(kv):
             f = index_of[kv[0]]
             for line, id_, spelled, text, error in _stages(conf).read_jsonl(kv[1], id_field, text_field):
-                yield (offsets[f] + line - 1, f, line, (id_, spelled, text), error)
+                yield (f, line, (id_, spelled, text), error)
 
-        parsed = raw.flatMap(parse).cache()
+        def last_lines(rows):
+            last: Dict[int, int] = {}
+            for f, line, _, _ in rows:
+                last[f] = max(last.get(f, 0), line)
+            return last.items()
+
+        read = raw.flatMap(parse).cache()
+        last: Dict[int, int] = {}
+        for f, line in read.mapPartitions(last_lines).collect():
+            last[f] = max(last.get(f, 0), line)
+        offsets = {}
+        total = 0
+        for i in range(len(files)):
+            offsets[i] = total
+            total += last.get(i, 0)
+        parsed = read.map(lambda r: (offsets[r[0]] + r[1] - 1,) + r)
         bad = parsed.filter(lambda r: r[4] is not None).map(lambda r: (r[0], r[1], r[2], r[4]))
         good = parsed.filter(lambda r: r[4] is None).map(lambda r: (r[0], (r[1], r[2]) + r[3]))
         # Repeated ids: the first keeps it, the later ones are refused.
