@@ -11,7 +11,7 @@ partitions::
     spark-submit .../semhash_llm/spark.py dedup hdfs:///corpus -o OUT.jsonl   # on a cluster
 
 Stages (each forced and timed; ``stats["seconds"]``): ingest (global input
-order from per-file line counts; bad records and repeated ids refused, or
+order from each file's lines, read once; bad records and repeated ids refused, or
 skipped with ``--on-error skip``) -> exact -> corpus statistics (document
 frequencies, then the content counts behind the boilerplate discount) ->
 sign -> candidates (band and passage keys grouped; hot buckets capped as in a
@@ -796,6 +796,15 @@ def dedup(
     }
 
 
+#: The JVM of a local run (``--master local[...]``, unless ``--spark-conf``
+#: sets this key) compiles with the quick JIT tier only. In local mode the
+#: driver's JVM is also the executor, on the same few cores as the Python
+#: workers, and the optimizing tier's compile threads take those cores for
+#: code that mostly moves bytes between them.
+LOCAL_JAVA_OPTIONS_KEY = "spark.driver.extraJavaOptions"
+LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``semhash-spark dedup``: see the module docs."""
     parser = argparse.ArgumentParser(prog="semhash-spark", description=__doc__.split("\n\n")[0])
@@ -803,7 +812,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     run = commands.add_parser("dedup", help="de-duplicate JSONL files on Spark")
     run.add_argument("inputs", nargs="+", metavar="INPUT", help="JSONL files, or folders of them")
     run.add_argument("-o", "--output", required=True, help="where to write one result line per document")
-    run.add_argument("--master", help="as in spark-submit (default: what spark-submit or the environment sets)")
+    run.add_argument(
+        "--master",
+        help="as in spark-submit (default: what spark-submit or the environment sets); a local master's JVM "
+        f"runs with {LOCAL_JAVA_OPTIONS} unless --spark-conf sets {LOCAL_JAVA_OPTIONS_KEY}",
+    )
     run.add_argument(
         "--spark-conf",
         action="append",
@@ -840,10 +853,15 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     builder = SparkSession.builder.appName("semhash-spark dedup").config("spark.ui.showConsoleProgress", "false")
     if args.master:
         builder = builder.master(args.master)
+    settings = {}
     for setting in args.spark_conf:
         key, eq, value = setting.partition("=")
         if not eq:
             parser.error(f"--spark-conf takes KEY=VALUE, got {setting!r}")
+        settings[key] = value
+    if (args.master or "").startswith("local") and LOCAL_JAVA_OPTIONS_KEY not in settings:
+        settings[LOCAL_JAVA_OPTIONS_KEY] = LOCAL_JAVA_OPTIONS
+    for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
