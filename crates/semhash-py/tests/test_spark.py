@@ -160,3 +160,14 @@ def test_component_rounds_find_each_component_and_its_lowest_position(spark):
     roots, rounds = job._component_roots(spark.sparkContext.parallelize(edges, 4))
     assert dict(roots.collect()) == want
     assert rounds > 1
+
+
+def test_a_local_master_gets_the_quick_jit_tier_unless_told_otherwise():
+    assert job._session_settings("local[2]", []) == {job.LOCAL_JAVA_OPTIONS_KEY: "-XX:TieredStopAtLevel=1"}
+    mine = [f"{job.LOCAL_JAVA_OPTIONS_KEY}=-Xss4m", "spark.driver.memory=8g"]
+    assert job._session_settings("local[*]", mine) == {job.LOCAL_JAVA_OPTIONS_KEY: "-Xss4m", "spark.driver.memory": "8g"}
+    # A cluster's master, or none (spark-submit's): nothing added.
+    assert job._session_settings("yarn", []) == {}
+    assert job._session_settings(None, ["a.b=c=d"]) == {"a.b": "c=d"}
+    with pytest.raises(ValueError, match="KEY=VALUE"):
+        job._session_settings("local", ["spark.driver.memory"])

@@ -805,6 +805,20 @@ LOCAL_JAVA_OPTIONS_KEY = "spark.driver.extraJavaOptions"
 LOCAL_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
 
 
+def _session_settings(master: Optional[str], spark_conf: Sequence[str]) -> Dict[str, str]:
+    """The session's settings from ``--spark-conf KEY=VALUE`` options, with
+    :data:`LOCAL_JAVA_OPTIONS` for a local master unless they set its key."""
+    settings = {}
+    for setting in spark_conf:
+        key, eq, value = setting.partition("=")
+        if not eq:
+            raise ValueError(f"--spark-conf takes KEY=VALUE, got {setting!r}")
+        settings[key] = value
+    if (master or "").startswith("local") and LOCAL_JAVA_OPTIONS_KEY not in settings:
+        settings[LOCAL_JAVA_OPTIONS_KEY] = LOCAL_JAVA_OPTIONS
+    return settings
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """``semhash-spark dedup``: see the module docs."""
     parser = argparse.ArgumentParser(prog="semhash-spark", description=__doc__.split("\n\n")[0])
@@ -853,14 +867,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     builder = SparkSession.builder.appName("semhash-spark dedup").config("spark.ui.showConsoleProgress", "false")
     if args.master:
         builder = builder.master(args.master)
-    settings = {}
-    for setting in args.spark_conf:
-        key, eq, value = setting.partition("=")
-        if not eq:
-            parser.error(f"--spark-conf takes KEY=VALUE, got {setting!r}")
-        settings[key] = value
-    if (args.master or "").startswith("local") and LOCAL_JAVA_OPTIONS_KEY not in settings:
-        settings[LOCAL_JAVA_OPTIONS_KEY] = LOCAL_JAVA_OPTIONS
+    try:
+        settings = _session_settings(args.master, args.spark_conf)
+    except ValueError as e:
+        parser.error(str(e))
     for key, value in settings.items():
         builder = builder.config(key, value)
     spark = builder.getOrCreate()
