@@ -37,8 +37,6 @@ type PyRecord = (u64, Option<Id>, Option<String>, Option<String>, Option<String>
 type PyLink = (u32, u32, String, f32);
 /// A placement: (position, representative, parent, relation, score).
 type PyPlacement = (u32, u32, Option<u32>, String, f32);
-/// A text to sign, with `(shingle, df, content_df)` of its shingles.
-type PyToSign = (String, Vec<(i64, u32, u32)>);
 /// A text's word keys: its words, and (context, filler) of each position.
 type PyWordKeys = (Vec<i64>, Vec<(i64, i64)>);
 /// A signed text: (position, its reading, signature).
@@ -197,21 +195,10 @@ mod packed {
         out.extend_from_slice(&p.words.to_le_bytes());
         out.extend_from_slice(&(p.sequence.len() as u32).to_le_bytes());
         p.sequence.iter().for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
-        push_reading(&mut out, p);
-        out
-    }
-
-    /// The reading of a prepared text, alone.
-    pub fn encode_reading(p: &Prepared) -> Vec<u8> {
-        let mut out = Vec::with_capacity(4 + 2 * p.chunks.len() + p.normalized.len());
-        push_reading(&mut out, p);
-        out
-    }
-
-    fn push_reading(out: &mut Vec<u8>, p: &Prepared) {
         out.extend_from_slice(&(p.chunks.len() as u32).to_le_bytes());
         p.chunks.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
         out.extend_from_slice(p.normalized.as_bytes());
+        out
     }
 
     fn bad(what: &str, bytes: &[u8]) -> pyo3::PyErr {
@@ -443,6 +430,111 @@ fn sides_and_pairs(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
     Ok((sides, pairs))
 }
 
+/// The corpus statistics joined to each text through shuffles of blocks,
+/// for a corpus whose tables do not fit a worker: a text's record goes to
+/// its head's home partition ([`routed::home`]) and stays there from step
+/// to step, and a shingle's records go to the shingle's partition
+/// ([`routed::part`]), where the texts that hold it are counted.
+mod held {
+    use super::routed::u32_at;
+
+    /// A prepared text: tag u8, head u32, copies u32, bytes u32, the text
+    /// ([`super::packed`]).
+    pub const TEXT: u8 = 1;
+    const TEXT_HEAD: usize = 13;
+    /// The shingle records, all [`SHINGLE`] bytes: tag u8, shingle u64,
+    /// head u32, df u32, content u32. A text holds a shingle (to the
+    /// shingle's partition):
+    pub const HOLDS: u8 = 2;
+    /// A shared shingle's df, to a text that holds it:
+    pub const DF: u8 = 3;
+    /// Whether (content 1) or not a shared shingle counts as the text's
+    /// content, to the shingle's partition:
+    pub const CONTENT: u8 = 4;
+    /// A shared shingle's df and content count, to a text that holds it:
+    pub const COUNTS: u8 = 5;
+    pub const SHINGLE: usize = 21;
+
+    /// A shingle record's fields.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Shingle {
+        pub shingle: u64,
+        pub head: u32,
+        pub df: u32,
+        pub content: u32,
+    }
+
+    pub fn push_text(block: &mut Vec<u8>, head: u32, copies: u32, packed: &[u8]) {
+        block.push(TEXT);
+        for n in [head, copies, packed.len() as u32] {
+            block.extend_from_slice(&n.to_le_bytes());
+        }
+        block.extend_from_slice(packed);
+    }
+
+    pub fn push_shingle(block: &mut Vec<u8>, tag: u8, r: Shingle) {
+        block.push(tag);
+        block.extend_from_slice(&r.shingle.to_le_bytes());
+        for n in [r.head, r.df, r.content] {
+            block.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    /// A partition's texts `(head, copies, packed, the record whole)` and
+    /// shingle records `(tag, fields)`, or why the blocks are not such.
+    pub type Read<'b> = (Vec<(u32, u32, &'b [u8], &'b [u8])>, Vec<(u8, Shingle)>);
+
+    pub fn read(blocks: &[Vec<u8>]) -> Result<Read<'_>, String> {
+        let (mut texts, mut shingles) = (Vec::new(), Vec::new());
+        for mut block in blocks.iter().map(Vec::as_slice) {
+            while let Some(&tag) = block.first() {
+                let size = match tag {
+                    TEXT => TEXT_HEAD + block.get(..TEXT_HEAD).map_or(0, |h| u32_at(h, 9) as usize),
+                    HOLDS | DF | CONTENT | COUNTS => SHINGLE,
+                    other => return Err(format!("not a statistics record tag: {other}")),
+                };
+                let (r, rest) = block.split_at_checked(size).ok_or("a statistics record cut short")?;
+                block = rest;
+                if tag == TEXT {
+                    texts.push((u32_at(r, 1), u32_at(r, 5), &r[TEXT_HEAD..], r));
+                } else {
+                    let shingle = u64::from_le_bytes(r[1..9].try_into().expect("8 bytes"));
+                    let fields = Shingle { shingle, head: u32_at(r, 9), df: u32_at(r, 13), content: u32_at(r, 17) };
+                    shingles.push((tag, fields));
+                }
+            }
+        }
+        Ok((texts, shingles))
+    }
+}
+
+/// A partition's blocks of [`held`] records, read, with each text's record
+/// passed on to where it is (its home) among `out`'s blocks.
+fn held_records<'b>(blocks: &'b [Vec<u8>], out: &mut [Vec<u8>], parts: u32) -> PyResult<held::Read<'b>> {
+    let (texts, shingles) = held::read(blocks).map_err(SemHashError::new_err)?;
+    for &(head, _, _, whole) in &texts {
+        out[routed::home(head, parts)].extend_from_slice(whole);
+    }
+    Ok((texts, shingles))
+}
+
+/// The shingle records of one tag, grouped by shingle (or by head, after
+/// [`by_head`]), each group sorted.
+fn sorted_of(shingles: &[(u8, held::Shingle)], tag: u8) -> Vec<held::Shingle> {
+    let mut of: Vec<held::Shingle> = shingles.iter().filter(|(t, _)| *t == tag).map(|&(_, r)| r).collect();
+    of.sort_unstable();
+    of
+}
+
+/// Each text's shingle records of one tag, by head.
+fn by_head(shingles: &[(u8, held::Shingle)], tag: u8) -> HashMap<u32, Vec<held::Shingle>> {
+    let mut of: HashMap<u32, Vec<held::Shingle>> = HashMap::new();
+    for &(_, r) in shingles.iter().filter(|(t, _)| *t == tag) {
+        of.entry(r.head).or_default().push(r);
+    }
+    of
+}
+
 fn missing_side(position: u32) -> PyErr {
     SemHashError::new_err(format!("the side of position {position} did not reach its pairs"))
 }
@@ -489,11 +581,13 @@ impl Stages {
         self.stages().prepare(text)
     }
 
-    /// A signature as bytes, with the text's reading ([`packed`]) when the
-    /// text is short: all the later stages need of it.
-    fn signed_text(&self, signature: Signature, reading: impl FnOnce() -> Vec<u8>) -> PySignedText {
-        let reading = if self.stages().is_short(&signature) { reading() } else { Vec::new() };
-        (signature.to_bytes(self.deduper.fingerprint()), reading)
+    /// A prepared text ([`packed`]) signed under `stats`: its signature as
+    /// bytes, with its reading when the text is short (all the later
+    /// stages need of it).
+    fn sign_packed(&self, p: &[u8], stats: &CorpusStats) -> PyResult<PySignedText> {
+        let signature = self.stages().sign(&packed::decode(p)?, stats);
+        let reading = if self.stages().is_short(&signature) { packed::reading(p)?.to_vec() } else { Vec::new() };
+        Ok((signature.to_bytes(self.deduper.fingerprint()), reading))
     }
 
     /// A side's signature and, for a short text, its reading decoded.
@@ -572,33 +666,90 @@ impl Stages {
         texts.iter().map(|t| self.stages().exact_key(t).to_le_bytes().to_vec()).collect()
     }
 
-    /// Each distinct text's shingles, each once (what `df` counts).
-    fn shingles(&self, texts: Vec<String>) -> Vec<Vec<i64>> {
-        texts.iter().map(|t| signed(&self.stages().shingles(&self.prepare(t)))).collect()
+    /// Statistics through shuffles, step 1 of 5: prepared distinct texts
+    /// `(head, copies, packed)` ([`Stages::prepare_texts`]), each sent to
+    /// its home partition (of `parts`), and a [`held::HOLDS`] record for
+    /// each of its shingles to the shingle's.
+    fn route_held(&self, rows: Vec<(u32, u32, PyBackedBytes)>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for (head, copies, p) in &rows {
+            held::push_text(&mut out[routed::home(*head, parts)], *head, *copies, p);
+            for shingle in self.stages().shingles(&packed::decode(p)?) {
+                let r = held::Shingle { shingle, head: *head, df: 0, content: 0 };
+                held::push_shingle(&mut out[routed::part(shingle, parts)], held::HOLDS, r);
+            }
+        }
+        Ok(routed::blocks(out))
     }
 
-    /// The shingles each text counts in `content_df`, given its shingles'
-    /// `df` in the same order.
-    fn content_shingles(&self, rows: Vec<(Vec<i64>, Vec<u32>)>) -> Vec<Vec<i64>> {
-        rows.into_iter()
-            .map(|(shingles, df)| {
-                let unsigned: Vec<u64> = shingles.iter().map(|&s| s as u64).collect();
-                let df: HashMap<u64, u32> = unsigned.iter().copied().zip(df).collect();
-                signed(&self.stages().content_shingles(&unsigned, |s| df.get(&s).copied().unwrap_or(1)))
-            })
-            .collect()
+    /// Step 2: in one partition's blocks, each shingle's holders counted
+    /// (its `df`); a shingle of two texts or more sends its `df` to each
+    /// ([`held::DF`]). Only those travel on: a shingle of one text has df 1
+    /// and no content count, which signing assumes of any it is not told.
+    fn held_df(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        let (_, shingles) = held_records(&blocks, &mut out, parts)?;
+        for holders in sorted_of(&shingles, held::HOLDS).chunk_by(|x, y| x.shingle == y.shingle) {
+            let df = holders.len() as u32;
+            for &r in holders.iter().filter(|_| df >= 2) {
+                held::push_shingle(&mut out[routed::home(r.head, parts)], held::DF, held::Shingle { df, ..r });
+            }
+        }
+        Ok(routed::blocks(out))
     }
 
-    /// Signatures of distinct texts, with their readings
-    /// ([`Stages::signed_text`]): `docs` in the corpus, and for each text
-    /// the `(shingle, df, content_df)` of its shingles.
-    fn sign(&self, docs: u64, rows: Vec<PyToSign>) -> Vec<PySignedText> {
-        rows.iter()
-            .map(|(text, counts)| {
-                let counts = counts.iter().map(|&(s, df, content)| (s as u64, df, content));
-                let p = self.prepare(text);
-                let signature = self.stages().sign(&p, &self.stages().statistics(docs, counts));
-                self.signed_text(signature, || packed::encode_reading(&p))
+    /// Step 3: each text of one partition, with the `df` of its shared
+    /// shingles, says of each whether it counts as the text's content
+    /// ([`held::CONTENT`], to the shingle's partition).
+    fn held_content(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        let (texts, shingles) = held_records(&blocks, &mut out, parts)?;
+        let mut shared = by_head(&shingles, held::DF);
+        for (head, _, p, _) in texts {
+            let Some(shared) = shared.remove(&head) else { continue };
+            let df: HashMap<u64, u32> = shared.iter().map(|r| (r.shingle, r.df)).collect();
+            let own = self.stages().shingles(&packed::decode(p)?);
+            let content: std::collections::HashSet<u64> =
+                self.stages().content_shingles(&own, |s| df.get(&s).copied().unwrap_or(1)).into_iter().collect();
+            for r in shared {
+                let r = held::Shingle { content: u32::from(content.contains(&r.shingle)), ..r };
+                held::push_shingle(&mut out[routed::part(r.shingle, parts)], held::CONTENT, r);
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// Step 4: in one partition's blocks, each shared shingle's content
+    /// count (`content_df`), sent with its `df` to each text that holds it
+    /// ([`held::COUNTS`]).
+    fn held_counts(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        let (_, shingles) = held_records(&blocks, &mut out, parts)?;
+        for holders in sorted_of(&shingles, held::CONTENT).chunk_by(|x, y| x.shingle == y.shingle) {
+            let content = holders.iter().map(|r| r.content).sum();
+            for &r in holders {
+                held::push_shingle(&mut out[routed::home(r.head, parts)], held::COUNTS, held::Shingle { content, ..r });
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// Step 5: each text of one partition signed under the counts of its
+    /// shared shingles, `docs` distinct texts in the corpus: `(head,
+    /// copies, (signature, reading))` ([`Stages::sign_packed`]).
+    fn sign_held(&self, rows: &Bound<'_, PyAny>, docs: u64) -> PyResult<Vec<(u32, u32, PySignedText)>> {
+        let blocks = taken(rows)?;
+        let (texts, shingles) = held::read(&blocks).map_err(SemHashError::new_err)?;
+        let mut counts = by_head(&shingles, held::COUNTS);
+        texts
+            .into_iter()
+            .map(|(head, copies, p, _)| {
+                let own = counts.remove(&head).unwrap_or_default();
+                let stats = self.stages().statistics(docs, own.iter().map(|r| (r.shingle, r.df, r.content)));
+                Ok((head, copies, self.sign_packed(p, &stats)?))
             })
             .collect()
     }
@@ -643,14 +794,9 @@ impl Stages {
     }
 
     /// Signatures of distinct texts ([`Stages::prepare_texts`]) under the
-    /// corpus's statistics, with their readings ([`Stages::signed_text`]).
+    /// corpus's statistics, with their readings ([`Stages::sign_packed`]).
     fn sign_prepared(&self, prepared: Vec<PyBackedBytes>, stats: &Statistics) -> PyResult<Vec<PySignedText>> {
-        (prepared.iter())
-            .map(|p| {
-                let signature = self.stages().sign(&packed::decode(p)?, &stats.stats);
-                Ok(self.signed_text(signature, || packed::reading(p).map(<[u8]>::to_vec).unwrap_or_default()))
-            })
-            .collect()
+        (prepared.iter()).map(|p| self.sign_packed(p, &stats.stats)).collect()
     }
 
     /// Band keys and passage keys of each signature.

@@ -318,44 +318,27 @@ def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int
 
 def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
     """Signs ``heads`` (head -> (its copies' positions, text)) with each text's own counts
-    joined to it through shuffles: no table is held whole anywhere. Gives
-    what :func:`_signed_by_broadcast` gives."""
-    by_head = heads.mapPartitions(_answers(conf, "shingles", lambda r: r[1][1])).map(lambda ra: (ra[0][0], ra[1]))
-    by_head = by_head.cache()  # head -> its shingles
-    df = by_head.flatMap(lambda kv: [(s, 1) for s in kv[1]]).reduceByKey(lambda a, b: a + b, P)
-    # Only shingles of two texts or more travel further: a shingle of one
-    # text has df 1 and no content count, which the stages assume of any
-    # shingle they are not told about.
-    shared = df.filter(lambda kv: kv[1] >= 2).cache()
+    joined to it through shuffles of blocks: no table is held whole anywhere.
+    A text stays in its head's partition from step to step, and a shingle's
+    records meet in the shingle's (``route_held`` to ``sign_held`` in the
+    native stages). Gives what :func:`_signed_by_broadcast` gives."""
 
-    def per_head(table):
-        """head -> {shingle: value} for its shingles in `table` (shingle -> value)."""
-        holders = by_head.flatMap(lambda kv: [(s, kv[0]) for s in kv[1]])
-        return holders.join(table, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P).mapValues(dict)
+    def routed(rows):
+        stages = _stages(conf)
+        for batch in _batched(rows):
+            texts = stages.prepare_texts([r[1][1] for r in batch])
+            yield from stages.route_held([(r[0], len(r[1][0]), p) for r, p in zip(batch, texts)], P)
 
-    def with_df(row):
-        shingles, known = row[1]
-        return shingles, [(known or {}).get(x, 1) for x in shingles]
+    def step(method, *first):
+        return lambda blocks: getattr(_stages(conf), method)(blocks, *first)
 
-    content_df = (
-        by_head.leftOuterJoin(per_head(shared), P)
-        .mapPartitions(_answers(conf, "content_shingles", with_df))
-        .flatMap(lambda ra: ra[1])
-        .map(lambda s: (s, 1))
-        .reduceByKey(lambda a, b: a + b, P)
-    )
-    counts = per_head(shared.leftOuterJoin(content_df, P).mapValues(lambda v: (v[0], v[1] or 0)))
+    def signed():
+        held = _by_block(heads.mapPartitions(routed), P)
+        for method in ("held_df", "held_content", "held_counts"):
+            held = _by_block(held.mapPartitions(step(method, P)), P)
+        return held.mapPartitions(step("sign_held", distinct)).map(lambda r: (r[0], (r[1], r[2][1], r[2][0])))
 
-    def with_counts(row):
-        (_, text), known = row[1]
-        return text, [(x, n, c) for x, (n, c) in (known or {}).items()]
-
-    def signed_row(ra):
-        (head, ((copies, _), _)), (sig, reading) = ra
-        return head, (len(copies), reading, sig)
-
-    sign = _answers(conf, "sign", with_counts, distinct)
-    return lambda: heads.leftOuterJoin(counts, P).mapPartitions(sign).map(signed_row)
+    return signed
 
 
 #: Texts per partition where pairs meet their sides: a task holds its
