@@ -518,12 +518,28 @@ fn held_records<'b>(blocks: &'b [Vec<u8>], out: &mut [Vec<u8>], parts: u32) -> P
     Ok((texts, shingles))
 }
 
-/// The shingle records of one tag, grouped by shingle (or by head, after
-/// [`by_head`]), each group sorted.
-fn sorted_of(shingles: &[(u8, held::Shingle)], tag: u8) -> Vec<held::Shingle> {
-    let mut of: Vec<held::Shingle> = shingles.iter().filter(|(t, _)| *t == tag).map(|&(_, r)| r).collect();
+/// One partition's blocks of [`held`] records with each shingle's records
+/// of the `asked` tag grouped: `answer` of a group gives its records' new
+/// `(df, content)` (or None: no answer), and each goes back to its text's
+/// home with the `answered` tag. Texts pass on.
+fn answer_holders(
+    rows: &Bound<'_, PyAny>,
+    parts: u32,
+    (asked, answered): (u8, u8),
+    answer: impl Fn(&[held::Shingle]) -> Option<(u32, u32)>,
+) -> PyResult<Vec<(u32, Vec<u8>)>> {
+    let blocks = taken(rows)?;
+    let mut out = vec![Vec::new(); parts.max(1) as usize];
+    let (_, shingles) = held_records(&blocks, &mut out, parts)?;
+    let mut of: Vec<held::Shingle> = shingles.iter().filter(|(t, _)| *t == asked).map(|&(_, r)| r).collect();
     of.sort_unstable();
-    of
+    for holders in of.chunk_by(|x, y| x.shingle == y.shingle) {
+        let Some((df, content)) = answer(holders) else { continue };
+        for &r in holders {
+            held::push_shingle(&mut out[routed::home(r.head, parts)], answered, held::Shingle { df, content, ..r });
+        }
+    }
+    Ok(routed::blocks(out))
 }
 
 /// Each text's shingle records of one tag, by head.
@@ -687,16 +703,9 @@ impl Stages {
     /// ([`held::DF`]). Only those travel on: a shingle of one text has df 1
     /// and no content count, which signing assumes of any it is not told.
     fn held_df(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
-        let blocks = taken(rows)?;
-        let mut out = vec![Vec::new(); parts.max(1) as usize];
-        let (_, shingles) = held_records(&blocks, &mut out, parts)?;
-        for holders in sorted_of(&shingles, held::HOLDS).chunk_by(|x, y| x.shingle == y.shingle) {
-            let df = holders.len() as u32;
-            for &r in holders.iter().filter(|_| df >= 2) {
-                held::push_shingle(&mut out[routed::home(r.head, parts)], held::DF, held::Shingle { df, ..r });
-            }
-        }
-        Ok(routed::blocks(out))
+        answer_holders(rows, parts, (held::HOLDS, held::DF), |holders| {
+            (holders.len() >= 2).then_some((holders.len() as u32, 0))
+        })
     }
 
     /// Step 3: each text of one partition, with the `df` of its shared
@@ -725,16 +734,9 @@ impl Stages {
     /// count (`content_df`), sent with its `df` to each text that holds it
     /// ([`held::COUNTS`]).
     fn held_counts(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
-        let blocks = taken(rows)?;
-        let mut out = vec![Vec::new(); parts.max(1) as usize];
-        let (_, shingles) = held_records(&blocks, &mut out, parts)?;
-        for holders in sorted_of(&shingles, held::CONTENT).chunk_by(|x, y| x.shingle == y.shingle) {
-            let content = holders.iter().map(|r| r.content).sum();
-            for &r in holders {
-                held::push_shingle(&mut out[routed::home(r.head, parts)], held::COUNTS, held::Shingle { content, ..r });
-            }
-        }
-        Ok(routed::blocks(out))
+        answer_holders(rows, parts, (held::CONTENT, held::COUNTS), |holders| {
+            Some((holders[0].df, holders.iter().map(|r| r.content).sum()))
+        })
     }
 
     /// Step 5: each text of one partition signed under the counts of its
