@@ -37,13 +37,8 @@ type PyRecord = (u64, Option<Id>, Option<String>, Option<String>, Option<String>
 type PyLink = (u32, u32, String, f32);
 /// A placement: (position, representative, parent, relation, score).
 type PyPlacement = (u32, u32, Option<u32>, String, f32);
-/// A text's word keys: its words, and (context, filler) of each position.
-type PyWordKeys = (Vec<i64>, Vec<(i64, i64)>);
 /// A signed text: (position, its reading, signature).
 type PySigned = (u32, PyBackedBytes, PyBackedBytes);
-/// One side of a pair to verify: (position, its reading, signature, word counts
-/// `(word, texts)` and context counts `(context, fillers)` of its own words).
-type PySide = (u32, PyBackedBytes, PyBackedBytes, Vec<(i64, u32)>, Vec<(i64, u32)>);
 /// A signature and the text's reading, as the sign stage gives them.
 type PySignedText = (Vec<u8>, Vec<u8>);
 
@@ -307,9 +302,24 @@ mod routed {
     /// A candidate pair to verify where both its sides arrive.
     pub const VERIFY: u8 = 4;
     /// A side record: tag u8, position u32, reading bytes u32, signature
-    /// bytes u32, the reading ([`super::packed`]), the signature.
+    /// bytes u32, counts bytes u32, the reading ([`super::packed`]), the
+    /// signature, and the word and context counts of a short text's own
+    /// words when they are joined to it rather than broadcast: [`COUNT`]
+    /// bytes each, tag ([`WORD_COUNT`] or [`CONTEXT_COUNT`]), key u64, count u32.
     pub const SIDE: u8 = 5;
-    const SIDE_HEAD: usize = 13;
+    const SIDE_HEAD: usize = 17;
+    pub const COUNT: usize = 13;
+    /// The word records, all [`WORD`] bytes: tag u8, key u64, filler u64,
+    /// text u32, count u32. A short text holds a word (key), to the word's
+    /// partition:
+    pub const HOLDS_WORD: u8 = 6;
+    /// A short text fills a context (key) with a filler, to the context's partition:
+    pub const FILLS: u8 = 7;
+    /// A word's texts, to a text that holds it:
+    pub const WORD_COUNT: u8 = 8;
+    /// A context's distinct fillers, to a text that fills it:
+    pub const CONTEXT_COUNT: u8 = 9;
+    pub const WORD: usize = 25;
 
     /// The partition that holds a position's side.
     pub fn home(position: u32, parts: u32) -> usize {
@@ -336,13 +346,22 @@ mod routed {
         block.extend_from_slice(&b.to_le_bytes());
     }
 
-    pub fn push_side(block: &mut Vec<u8>, position: u32, reading: &[u8], signature: &[u8]) {
+    pub fn push_side(block: &mut Vec<u8>, position: u32, reading: &[u8], signature: &[u8], counts: &[u8]) {
         block.push(SIDE);
-        for n in [position, reading.len() as u32, signature.len() as u32] {
+        for n in [position, reading.len() as u32, signature.len() as u32, counts.len() as u32] {
             block.extend_from_slice(&n.to_le_bytes());
         }
         block.extend_from_slice(reading);
         block.extend_from_slice(signature);
+        block.extend_from_slice(counts);
+    }
+
+    pub fn push_word(block: &mut Vec<u8>, tag: u8, key: u64, filler: u64, text: u32, count: u32) {
+        block.push(tag);
+        block.extend_from_slice(&key.to_le_bytes());
+        block.extend_from_slice(&filler.to_le_bytes());
+        block.extend_from_slice(&text.to_le_bytes());
+        block.extend_from_slice(&count.to_le_bytes());
     }
 
     /// A record of a block that mixes pairs and sides.
@@ -357,7 +376,15 @@ mod routed {
             position: u32,
             reading: &'b [u8],
             signature: &'b [u8],
+            counts: &'b [u8],
             whole: &'b [u8],
+        },
+        Word {
+            tag: u8,
+            key: u64,
+            filler: u64,
+            text: u32,
+            count: u32,
         },
     }
 
@@ -383,14 +410,23 @@ mod routed {
         Ok(Some(match tag {
             SIDE => {
                 let head = block.get(..SIDE_HEAD).ok_or("a side record cut short")?;
-                let reading_len = u32_at(head, 5) as usize;
-                let whole = cut(block, SIDE_HEAD + reading_len + u32_at(head, 9) as usize)?;
-                let (reading, signature) = whole[SIDE_HEAD..].split_at(reading_len);
-                Record::Side { position: u32_at(whole, 1), reading, signature, whole }
+                let (reading_len, signature_len) = (u32_at(head, 5) as usize, u32_at(head, 9) as usize);
+                let whole = cut(block, SIDE_HEAD + reading_len + signature_len + u32_at(head, 13) as usize)?;
+                let (reading, rest) = whole[SIDE_HEAD..].split_at(reading_len);
+                let (signature, counts) = rest.split_at(signature_len);
+                if counts.len() % COUNT != 0 {
+                    return Err("a side's counts are not whole records".to_owned());
+                }
+                Record::Side { position: u32_at(whole, 1), reading, signature, counts, whole }
             }
             TO_LOWER | TO_HIGHER | VERIFY => {
                 let r = cut(block, PAIR)?;
                 Record::Pair { tag, a: u32_at(r, 1), b: u32_at(r, 5) }
+            }
+            HOLDS_WORD | FILLS | WORD_COUNT | CONTEXT_COUNT => {
+                let r = cut(block, WORD)?;
+                let u64_at = |at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
+                Record::Word { tag, key: u64_at(1), filler: u64_at(9), text: u32_at(r, 17), count: u32_at(r, 21) }
             }
             other => return Err(format!("not a record tag: {other}")),
         }))
@@ -410,24 +446,33 @@ fn taken(rows: &Bound<'_, PyAny>) -> PyResult<Vec<Vec<u8>>> {
     rows.try_iter()?.map(|row| Ok(row?.extract::<(u32, Vec<u8>)>()?.1)).collect()
 }
 
-/// A side as read from a block: reading, signature, and the record whole.
-type SideRecord<'b> = (&'b [u8], &'b [u8], &'b [u8]);
+/// A side as read from a block: reading, signature, counts, and the record whole.
+type SideRecord<'b> = (&'b [u8], &'b [u8], &'b [u8], &'b [u8]);
 
-/// A partition's sides by position, and its pairs `(tag, a, b)`.
-type Met<'b> = (HashMap<u32, SideRecord<'b>>, Vec<(u8, u32, u32)>);
+/// A word record's fields: tag, key, filler, text, count.
+type WordRecord = (u8, u64, u64, u32, u32);
 
-/// The sides and pairs in a partition's blocks.
-fn sides_and_pairs(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
-    let (mut sides, mut pairs) = (HashMap::new(), Vec::new());
+/// What a partition's blocks hold: sides by position, pairs `(tag, a,
+/// b)` and word records.
+struct Met<'b> {
+    sides: HashMap<u32, SideRecord<'b>>,
+    pairs: Vec<(u8, u32, u32)>,
+    words: Vec<WordRecord>,
+}
+
+/// The sides, pairs and word records in a partition's blocks.
+fn met(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
+    let mut met = Met { sides: HashMap::new(), pairs: Vec::new(), words: Vec::new() };
     for record in blocks.iter().flat_map(|block| routed::read(block)) {
         match record.map_err(SemHashError::new_err)? {
-            routed::Record::Side { position, reading, signature, whole } => {
-                sides.insert(position, (reading, signature, whole));
+            routed::Record::Side { position, reading, signature, counts, whole } => {
+                met.sides.insert(position, (reading, signature, counts, whole));
             }
-            routed::Record::Pair { tag, a, b } => pairs.push((tag, a, b)),
+            routed::Record::Pair { tag, a, b } => met.pairs.push((tag, a, b)),
+            routed::Record::Word { tag, key, filler, text, count } => met.words.push((tag, key, filler, text, count)),
         }
     }
-    Ok((sides, pairs))
+    Ok(met)
 }
 
 /// The corpus statistics joined to each text through shuffles of blocks,
@@ -616,18 +661,6 @@ impl Stages {
         Ok((signature, read))
     }
 
-    /// The link a pair of `(position, reading, signature)` sides makes under
-    /// `words`, or None; `a` must be at the lower position.
-    fn link(&self, a: (u32, &[u8], &[u8]), b: (u32, &[u8], &[u8]), words: &WordStats) -> PyResult<Option<PyLink>> {
-        if a.0 >= b.0 {
-            return Err(SemHashError::new_err(format!("a pair is read from the lower position: ({}, {})", a.0, b.0)));
-        }
-        let ((sa, ta), (sb, tb)) = (self.side(a.1, a.2)?, self.side(b.1, b.2)?);
-        let (ra, rb) = (ta.as_ref().map(reading), tb.as_ref().map(reading));
-        let side = |position, signature, words| Side { position, signature, words };
-        let link = self.stages().verify(words, &side(a.0, &sa, ra.as_ref()), &side(b.0, &sb, rb.as_ref()));
-        Ok(link.map(|l| (l.a, l.b, relation_name(l.relation), l.score)))
-    }
 }
 
 /// A short text's reading as decoded: its chunks and normalized text.
@@ -887,9 +920,64 @@ impl Stages {
     fn route_sides(&self, rows: Vec<PySigned>, parts: u32) -> Vec<(u32, Vec<u8>)> {
         let mut out = vec![Vec::new(); parts.max(1) as usize];
         for (position, reading, signature) in rows {
-            routed::push_side(&mut out[routed::home(position, parts)], position, &reading, &signature);
+            routed::push_side(&mut out[routed::home(position, parts)], position, &reading, &signature, &[]);
         }
         routed::blocks(out)
+    }
+
+    /// Word statistics through shuffles, step 1: signed texts `(position,
+    /// reading, signature)` as side records to their home partitions (of
+    /// `parts`), and for each short one a record of each of its words to
+    /// the word's partition and of each `(context, filler)` to the
+    /// context's.
+    fn route_words(&self, rows: Vec<PySigned>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for (position, reading, signature) in &rows {
+            routed::push_side(&mut out[routed::home(*position, parts)], *position, reading, signature, &[]);
+            let Some(text) = self.side(reading, signature)?.1 else { continue };
+            let keys = self.stages().word_keys(&self::reading(&text));
+            for w in keys.words {
+                routed::push_word(&mut out[routed::part(w, parts)], routed::HOLDS_WORD, w, 0, *position, 0);
+            }
+            let mut fillers = keys.fillers;
+            fillers.sort_unstable();
+            fillers.dedup();
+            for (c, f) in fillers {
+                routed::push_word(&mut out[routed::part(c, parts)], routed::FILLS, c, f, *position, 0);
+            }
+        }
+        Ok(routed::blocks(out))
+    }
+
+    /// Step 2: in one partition's blocks, each word's texts and each
+    /// context's distinct fillers counted and sent to every short text that
+    /// holds the word or fills the context (to its home); sides pass on.
+    fn answer_words(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
+        let blocks = taken(rows)?;
+        let met = met(&blocks)?;
+        let mut out = vec![Vec::new(); parts.max(1) as usize];
+        for (&position, &(_, _, _, whole)) in &met.sides {
+            out[routed::home(position, parts)].extend_from_slice(whole);
+        }
+        let mut words = met.words;
+        words.sort_unstable();
+        for (asked, answered) in [(routed::HOLDS_WORD, routed::WORD_COUNT), (routed::FILLS, routed::CONTEXT_COUNT)] {
+            let of = words.iter().filter(|w| w.0 == asked);
+            for group in of.collect::<Vec<_>>().chunk_by(|x, y| x.1 == y.1) {
+                // A word's records are one per text; a context's, one per (filler, text).
+                let count = match asked {
+                    routed::HOLDS_WORD => group.len(),
+                    _ => group.chunk_by(|x, y| x.2 == y.2).count(),
+                } as u32;
+                let mut texts: Vec<u32> = group.iter().map(|w| w.3).collect();
+                texts.sort_unstable();
+                texts.dedup();
+                for text in texts {
+                    routed::push_word(&mut out[routed::home(text, parts)], answered, group[0].1, 0, text, count);
+                }
+            }
+        }
+        Ok(routed::blocks(out))
     }
 
     /// One partition's `(partition, block)` rows of sides and candidate pairs (from
@@ -899,10 +987,25 @@ impl Stages {
     /// needs it. Blocks by partition (of `parts`).
     fn send_sides(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let blocks = taken(rows)?;
-        let (sides, wanted) = sides_and_pairs(&blocks)?;
+        let Met { sides, pairs, words } = met(&blocks)?;
+        // The counts of a side's own words, when they were joined to it
+        // ([`Stages::answer_words`]), travel in its record.
+        let mut counts: HashMap<u32, Vec<u8>> = HashMap::new();
+        for (tag, key, _, text, count) in words {
+            let record = counts.entry(text).or_default();
+            record.push(tag);
+            record.extend_from_slice(&key.to_le_bytes());
+            record.extend_from_slice(&count.to_le_bytes());
+        }
+        let mut with_counts: HashMap<u32, Vec<u8>> = HashMap::new();
+        for (position, own) in &counts {
+            let &(reading, signature, _, _) = sides.get(position).ok_or_else(|| missing_side(*position))?;
+            let record = with_counts.entry(*position).or_default();
+            routed::push_side(record, *position, reading, signature, own);
+        }
         let mut out = vec![Vec::new(); parts.max(1) as usize];
         let mut sent = std::collections::HashSet::new();
-        for (tag, a, b) in wanted {
+        for (tag, a, b) in pairs {
             let there = routed::home(b, parts);
             let side = match tag {
                 routed::TO_LOWER => {
@@ -912,20 +1015,27 @@ impl Stages {
                 routed::TO_HIGHER => b,
                 _ => return Err(SemHashError::new_err(format!("pair ({a}, {b}) has no side to send yet"))),
             };
-            let (_, _, whole) = sides.get(&side).ok_or_else(|| missing_side(side))?;
+            let &(_, _, _, whole) = sides.get(&side).ok_or_else(|| missing_side(side))?;
             if sent.insert((side, there)) {
-                out[there].extend_from_slice(whole);
+                out[there].extend_from_slice(with_counts.get(&side).map_or(whole, Vec::as_slice));
             }
         }
         Ok(routed::blocks(out))
     }
 
     /// The links the pairs to verify in one partition's `(partition, block)`
-    /// rows (from [`Stages::send_sides`]) make under the corpus's word statistics;
-    /// each side is read once.
-    fn verify_blocks(&self, rows: &Bound<'_, PyAny>, words: &WordTable) -> PyResult<Vec<PyLink>> {
+    /// rows (from [`Stages::send_sides`]) make under the corpus's word
+    /// statistics: `words` when broadcast, else those of `short_docs` short
+    /// texts with the counts each side carries. Each side is read once.
+    #[pyo3(signature = (rows, words=None, short_docs=0))]
+    fn verify_blocks(
+        &self,
+        rows: &Bound<'_, PyAny>,
+        words: Option<PyRef<'_, WordTable>>,
+        short_docs: u64,
+    ) -> PyResult<Vec<PyLink>> {
         let blocks = taken(rows)?;
-        let (sides, tagged) = sides_and_pairs(&blocks)?;
+        let Met { sides, pairs: tagged, .. } = met(&blocks)?;
         let mut pairs = tagged
             .into_iter()
             .map(|(tag, a, b)| match tag {
@@ -938,32 +1048,33 @@ impl Stages {
         let mut read = HashMap::new();
         for &position in pairs.iter().flat_map(|(a, b)| [a, b]) {
             if let std::collections::hash_map::Entry::Vacant(slot) = read.entry(position) {
-                let &(reading, signature, _) = sides.get(&position).ok_or_else(|| missing_side(position))?;
-                slot.insert(self.side(reading, signature)?);
+                let &(reading, signature, counts, _) = sides.get(&position).ok_or_else(|| missing_side(position))?;
+                slot.insert((self.side(reading, signature)?, counts));
             }
         }
         // Each short side is read once, and only if one of its pairs is aligned.
         let readings: HashMap<u32, _> =
-            read.iter().filter_map(|(&position, (_, text))| Some((position, reading(text.as_ref()?)))).collect();
-        let side = |position| Side { position, signature: &read[&position].0, words: readings.get(&position) };
-        Ok(pairs
-            .iter()
-            .filter_map(|&(a, b)| stages.verify(&words.stats, &side(a), &side(b)))
-            .map(|l| (l.a, l.b, relation_name(l.relation), l.score))
-            .collect())
-    }
-
-    /// The word keys of each short text among `(reading, signature)` rows
-    /// (None for a long one).
-    fn word_keys(&self, rows: Vec<(PyBackedBytes, PyBackedBytes)>) -> PyResult<Vec<Option<PyWordKeys>>> {
-        rows.iter()
-            .map(|(text, sig)| {
-                let Some(text) = self.side(text, sig)?.1 else { return Ok(None) };
-                let keys = self.stages().word_keys(&reading(&text));
-                let fillers = keys.fillers.iter().map(|&(c, f)| (c as i64, f as i64)).collect();
-                Ok(Some((signed(&keys.words), fillers)))
-            })
-            .collect()
+            read.iter().filter_map(|(&position, ((_, text), _))| Some((position, reading(text.as_ref()?)))).collect();
+        let side = |position| Side { position, signature: &read[&position].0 .0, words: readings.get(&position) };
+        // Joined counts: a pair's statistics are its two sides' (a text is
+        // read only against its own words' counts, the corpus's either way).
+        let joined = |a: u32, b: u32| {
+            let mut words = HashMap::new();
+            let mut contexts = HashMap::new();
+            for r in read[&a].1.chunks_exact(routed::COUNT).chain(read[&b].1.chunks_exact(routed::COUNT)) {
+                let (key, count) = (u64::from_le_bytes(r[1..9].try_into().expect("8 bytes")), routed::u32_at(r, 9));
+                match r[0] {
+                    routed::WORD_COUNT => words.insert(key, count),
+                    _ => contexts.insert(key, count),
+                };
+            }
+            stages.word_stats(short_docs, words, contexts)
+        };
+        let verdict = |&(a, b): &(u32, u32)| match &words {
+            Some(table) => stages.verify(&table.stats, &side(a), &side(b)),
+            None => stages.verify(&joined(a, b), &side(a), &side(b)),
+        };
+        Ok(pairs.iter().filter_map(verdict).map(|l| (l.a, l.b, relation_name(l.relation), l.score)).collect())
     }
 
     /// What the short texts among `(reading, signature)` rows add to the word
@@ -986,21 +1097,6 @@ impl Stages {
     /// word table and context table ([`context_counts`]).
     fn word_table(&self, short_docs: u64, words: &[u8], contexts: &[u8]) -> PyResult<WordTable> {
         Ok(WordTable { stats: self.stages().word_stats(short_docs, decode_counts(words)?, decode_counts(contexts)?) })
-    }
-
-    /// The link each candidate pair makes, or None: `(a, b)` sides with
-    /// `a` at the lower position, and `short_docs` the short texts counted
-    /// in the word statistics.
-    fn verify(&self, short_docs: u64, pairs: Vec<(PySide, PySide)>) -> PyResult<Vec<Option<PyLink>>> {
-        pairs
-            .iter()
-            .map(|(a, b)| {
-                let words = a.3.iter().chain(&b.3).map(|&(w, n)| (w as u64, n)).collect::<HashMap<_, _>>();
-                let contexts = a.4.iter().chain(&b.4).map(|&(c, n)| (c as u64, n)).collect::<HashMap<_, _>>();
-                let stats = self.stages().word_stats(short_docs, words, contexts);
-                self.link((a.0, &a.1, &a.2), (b.0, &b.1, &b.2), &stats)
-            })
-            .collect()
     }
 
     /// Star clustering of one connected component: `positions` of all its

@@ -383,47 +383,47 @@ def _links_by_broadcast(sc: Any, conf: Optional[str], signed: Any, pairs: Any, P
         for batch in _batched(rows):
             yield from _stages(conf).route_sides([(r[0], r[1][1], r[1][2]) for r in batch], meet)
 
+    def verify(blocks):
+        stages = _stages(conf)
+        yield from stages.verify_blocks(blocks, words=_loaded(words, lambda value: stages.word_table(*value)))
+
+    return _verified(conf, signed.mapPartitions(routed_sides), pairs, meet, verify)
+
+
+def _verified(conf: Optional[str], sides: Any, pairs: Any, meet: int, verify):
+    """The links the candidate pairs (blocks from ``candidate_pairs``) make:
+    each side (blocks of side records at their positions' partitions) is
+    sent on, once, to the partitions of its pairs' higher sides, where
+    ``verify`` takes a partition's blocks to its links."""
+
     def send_sides(blocks):
         yield from _stages(conf).send_sides(blocks, meet)
 
-    def verify(blocks):
-        stages = _stages(conf)
-        yield from stages.verify_blocks(blocks, _loaded(words, lambda value: stages.word_table(*value)))
-
-    met = _by_block(signed.mapPartitions(routed_sides).union(pairs), meet).mapPartitions(send_sides)
+    met = _by_block(sides.union(pairs), meet).mapPartitions(send_sides)
     return _by_block(met, meet).mapPartitions(verify)
 
 
-def _links_by_shuffle(conf: Optional[str], signed: Any, pairs: Any, P: int):
-    """Joins each short text's own word counts to it through shuffles;
-    returns each candidate pair's link or None."""
-    words = signed.mapPartitions(_answers(conf, "word_keys", lambda r: r[1][1:]))
-    words = words.filter(lambda ra: ra[1] is not None).map(lambda ra: (ra[0][0], ra[1])).cache()
-    short_docs = words.count()
-    word_of = words.flatMap(lambda kv: [(w, kv[0]) for w in kv[1][0]])
-    word_df = word_of.map(lambda kv: (kv[0], 1)).reduceByKey(lambda a, b: a + b, P)
-    fillers = words.flatMap(lambda kv: kv[1][1]).distinct(P)
-    context_fillers = fillers.map(lambda cf: (cf[0], 1)).reduceByKey(lambda a, b: a + b, P)
-    own_words = word_of.join(word_df, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).groupByKey(P)
-    own_contexts = (
-        words.flatMap(lambda kv: [(c, kv[0]) for c, _ in kv[1][1]])
-        .distinct(P)
-        .join(context_fillers, P)
-        .map(lambda kv: (kv[1][0], (kv[0], kv[1][1])))
-        .groupByKey(P)
-    )
-    sides = (
-        signed.leftOuterJoin(own_words, P)
-        .leftOuterJoin(own_contexts, P)
-        .map(lambda kv: (kv[0], (kv[1][0][0][1], kv[1][0][0][2], list(kv[1][0][1] or []), list(kv[1][1] or []))))
-        .cache()
-    )
-    sides.count()
+def _links_by_shuffle(conf: Optional[str], signed: Any, pairs: Any, meet: int):
+    """Joins each short text's own word counts to it through shuffles of
+    blocks (each word's texts counted in the word's partition, each
+    context's fillers in the context's, the counts sent back to the texts'
+    partitions); returns the links the candidate pairs make, the pairs
+    meeting their sides (counts in them) as with broadcast statistics."""
+    short_docs = signed.filter(lambda kv: len(kv[1][1]) > 0).count()  # a long text's reading is empty
 
-    verify = _answers(conf, "verify", lambda r: ((r[0][0],) + r[0][1], (r[1][0],) + r[1][1]), short_docs)
-    lower = pairs.flatMap(lambda kv: _native.pairs_of(kv[1]))  # (a, b)
-    paired = lower.join(sides, P).map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).join(sides, P)
-    return paired.map(lambda kv: (kv[1][0], (kv[0], kv[1][1]))).mapPartitions(verify).map(lambda ra: ra[1])
+    def routed_words(rows):
+        for batch in _batched(rows):
+            yield from _stages(conf).route_words([(r[0], r[1][1], r[1][2]) for r in batch], meet)
+
+    def answer_words(blocks):
+        yield from _stages(conf).answer_words(blocks, meet)
+
+    def verify(blocks):
+        yield from _stages(conf).verify_blocks(blocks, short_docs=short_docs)
+
+    sides = _by_block(signed.mapPartitions(routed_words), meet).mapPartitions(answer_words).cache()
+    sides.count()
+    return _verified(conf, sides, pairs, meet, verify)
 
 
 def _line(id_: Any, cluster: int, rep_id: Any, relation: str, score: float, parent_id: Any) -> str:
@@ -740,9 +740,8 @@ def dedup(
     if broadcast:
         links = _links_by_broadcast(sc, conf, signed, pairs, P, meet)
     else:
-        links = _links_by_shuffle(conf, signed, pairs, P)
+        links = _links_by_shuffle(conf, signed, pairs, meet)
     lap("word statistics")
-    links = links.filter(lambda link: link is not None)
     kept_links, _ = kept.keep("verify", lambda: (links.union(copy_links), None))
     kept_links = kept_links.cache()
     link_count = kept_links.count()
