@@ -135,6 +135,12 @@ def test_a_rerun_with_a_work_directory_resumes_from_the_last_finished_stage(spar
     # Another configuration is another run: its work directory is refused.
     with pytest.raises(SemHashError, match="holds the stages of another run"):
         job.dedup(spark, [folder], first, work=work, config={"decide": {"type": "lexical", "threshold": 0.8}})
+    # So is a build that stores a stage otherwise, though its version is the same.
+    kept["identity"]["stored"]["sign"] = "head long, copies long, text string, signature binary"
+    manifest.write_text(json.dumps(kept))
+    (tmp_path / "work" / ".manifest.json.crc").unlink()
+    with pytest.raises(SemHashError, match="holds the stages of another run"):
+        job.dedup(spark, [folder], first, work=work)
 
 
 def test_component_rounds_find_each_component_and_its_lowest_position(spark):

@@ -279,7 +279,17 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
         status = fs.getFileStatus(path)
         stats.append([name, status.getLen(), status.getModificationTime()])
     config = json.loads(conf) if conf else json.loads(_native.default_config())
-    return {"files": stats, "config": config, "fields": fields, "on_error": on_error, "version": version("semhash-llm")}
+    # The stages' schemas too: a build of the same version may store a stage
+    # otherwise (the sign stage's text became a reading on 12-05).
+    stored = {name: schema for name, (schema, _, _) in _STORED.items()}
+    return {
+        "files": stats,
+        "config": config,
+        "fields": fields,
+        "on_error": on_error,
+        "version": version("semhash-llm"),
+        "stored": stored,
+    }
 
 
 def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int, P: int):
