@@ -660,7 +660,6 @@ impl Stages {
         };
         Ok((signature, read))
     }
-
 }
 
 /// A short text's reading as decoded: its chunks and normalized text.
