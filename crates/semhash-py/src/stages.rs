@@ -211,8 +211,9 @@ mod packed {
     }
 
     pub fn decode(bytes: &[u8]) -> PyResult<Prepared> {
-        let (chunks, normalized) = decode_reading(reading(bytes)?)?;
-        let sequence = bytes[HEAD..bytes.len() - reading(bytes)?.len()].chunks_exact(8);
+        let reading = reading(bytes)?;
+        let (chunks, normalized) = decode_reading(reading)?;
+        let sequence = bytes[HEAD..bytes.len() - reading.len()].chunks_exact(8);
         Ok(Prepared {
             exact: u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes")),
             normalized: normalized.to_owned(),
@@ -280,10 +281,11 @@ pub struct WordTable {
     stats: WordStats,
 }
 
-/// Candidate keys and pairs as bytes, each record routed to one of the
-/// engine's partitions: a partition's map task sends one block per
-/// partition, so a shuffle moves a few large blocks rather than a row per
-/// key, and the grouping happens here.
+/// Records as bytes, each routed to one of the engine's partitions
+/// (candidate keys and pairs, sides, and the statistics joined through
+/// shuffles): a partition's map task sends one block per partition, so a
+/// shuffle moves a few large blocks rather than a row per key, and the
+/// grouping happens here.
 mod routed {
     /// A band key: one shared makes a candidate pair.
     pub const BAND: u8 = 0;
@@ -321,6 +323,38 @@ mod routed {
     pub const CONTEXT_COUNT: u8 = 9;
     pub const WORD: usize = 25;
 
+    // The corpus statistics joined to each text through shuffles, for a
+    // corpus whose tables do not fit a worker: a text's record goes to its
+    // head's home partition and stays there from step to step, and a
+    // shingle's records go to the shingle's partition, where the texts that
+    // hold it are counted.
+
+    /// A prepared text: tag u8, head u32, copies u32, bytes u32, the text
+    /// ([`super::packed`]).
+    pub const TEXT: u8 = 10;
+    const TEXT_HEAD: usize = 13;
+    /// The shingle records, all [`SHINGLE`] bytes: tag u8, shingle u64,
+    /// head u32, df u32, content u32. A text holds a shingle (to the
+    /// shingle's partition):
+    pub const HOLDS: u8 = 11;
+    /// A shared shingle's df, to a text that holds it:
+    pub const DF: u8 = 12;
+    /// Whether (content 1) or not a shared shingle counts as the text's
+    /// content, to the shingle's partition:
+    pub const CONTENT: u8 = 13;
+    /// A shared shingle's df and content count, to a text that holds it:
+    pub const COUNTS: u8 = 14;
+    pub const SHINGLE: usize = 21;
+
+    /// A shingle record's fields.
+    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+    pub struct Shingle {
+        pub shingle: u64,
+        pub head: u32,
+        pub df: u32,
+        pub content: u32,
+    }
+
     /// The partition that holds a position's side.
     pub fn home(position: u32, parts: u32) -> usize {
         part(u64::from(position), parts)
@@ -356,6 +390,36 @@ mod routed {
         block.extend_from_slice(counts);
     }
 
+    /// Appends a count record to a side's counts.
+    pub fn push_count(counts: &mut Vec<u8>, tag: u8, key: u64, count: u32) {
+        counts.push(tag);
+        counts.extend_from_slice(&key.to_le_bytes());
+        counts.extend_from_slice(&count.to_le_bytes());
+    }
+
+    /// A side's counts `(tag, key, count)` (whole records: [`read`] checks).
+    pub fn counts(counts: &[u8]) -> impl Iterator<Item = (u8, u64, u32)> + '_ {
+        counts
+            .chunks_exact(COUNT)
+            .map(|r| (r[0], u64::from_le_bytes(r[1..9].try_into().expect("8 bytes")), u32_at(r, 9)))
+    }
+
+    pub fn push_text(block: &mut Vec<u8>, head: u32, copies: u32, packed: &[u8]) {
+        block.push(TEXT);
+        for n in [head, copies, packed.len() as u32] {
+            block.extend_from_slice(&n.to_le_bytes());
+        }
+        block.extend_from_slice(packed);
+    }
+
+    pub fn push_shingle(block: &mut Vec<u8>, tag: u8, r: Shingle) {
+        block.push(tag);
+        block.extend_from_slice(&r.shingle.to_le_bytes());
+        for n in [r.head, r.df, r.content] {
+            block.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
     pub fn push_word(block: &mut Vec<u8>, tag: u8, key: u64, filler: u64, text: u32, count: u32) {
         block.push(tag);
         block.extend_from_slice(&key.to_le_bytes());
@@ -385,6 +449,17 @@ mod routed {
             filler: u64,
             text: u32,
             count: u32,
+        },
+        /// `whole` is the record as sent, to pass on unchanged.
+        Text {
+            head: u32,
+            copies: u32,
+            packed: &'b [u8],
+            whole: &'b [u8],
+        },
+        Shingle {
+            tag: u8,
+            fields: Shingle,
         },
     }
 
@@ -428,6 +503,19 @@ mod routed {
                 let u64_at = |at: usize| u64::from_le_bytes(r[at..at + 8].try_into().expect("8 bytes"));
                 Record::Word { tag, key: u64_at(1), filler: u64_at(9), text: u32_at(r, 17), count: u32_at(r, 21) }
             }
+            TEXT => {
+                let head = block.get(..TEXT_HEAD).ok_or("a text record cut short")?;
+                let whole = cut(block, TEXT_HEAD + u32_at(head, 9) as usize)?;
+                Record::Text { head: u32_at(whole, 1), copies: u32_at(whole, 5), packed: &whole[TEXT_HEAD..], whole }
+            }
+            HOLDS | DF | CONTENT | COUNTS => {
+                let r = cut(block, SHINGLE)?;
+                let shingle = u64::from_le_bytes(r[1..9].try_into().expect("8 bytes"));
+                Record::Shingle {
+                    tag,
+                    fields: Shingle { shingle, head: u32_at(r, 9), df: u32_at(r, 13), content: u32_at(r, 17) },
+                }
+            }
             other => return Err(format!("not a record tag: {other}")),
         }))
     }
@@ -452,17 +540,24 @@ type SideRecord<'b> = (&'b [u8], &'b [u8], &'b [u8], &'b [u8]);
 /// A word record's fields: tag, key, filler, text, count.
 type WordRecord = (u8, u64, u64, u32, u32);
 
+/// A prepared text as read from a block: head, copies, the text
+/// ([`packed`]), and the record whole.
+type TextRecord<'b> = (u32, u32, &'b [u8], &'b [u8]);
+
 /// What a partition's blocks hold: sides by position, pairs `(tag, a,
-/// b)` and word records.
+/// b)`, word records, prepared texts and shingle records `(tag, fields)`.
+#[derive(Default)]
 struct Met<'b> {
     sides: HashMap<u32, SideRecord<'b>>,
     pairs: Vec<(u8, u32, u32)>,
     words: Vec<WordRecord>,
+    texts: Vec<TextRecord<'b>>,
+    shingles: Vec<(u8, routed::Shingle)>,
 }
 
-/// The sides, pairs and word records in a partition's blocks.
+/// The records in a partition's blocks.
 fn met(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
-    let mut met = Met { sides: HashMap::new(), pairs: Vec::new(), words: Vec::new() };
+    let mut met = Met::default();
     for record in blocks.iter().flat_map(|block| routed::read(block)) {
         match record.map_err(SemHashError::new_err)? {
             routed::Record::Side { position, reading, signature, counts, whole } => {
@@ -470,100 +565,26 @@ fn met(blocks: &[Vec<u8>]) -> PyResult<Met<'_>> {
             }
             routed::Record::Pair { tag, a, b } => met.pairs.push((tag, a, b)),
             routed::Record::Word { tag, key, filler, text, count } => met.words.push((tag, key, filler, text, count)),
+            routed::Record::Text { head, copies, packed, whole } => met.texts.push((head, copies, packed, whole)),
+            routed::Record::Shingle { tag, fields } => met.shingles.push((tag, fields)),
         }
     }
     Ok(met)
 }
 
-/// The corpus statistics joined to each text through shuffles of blocks,
-/// for a corpus whose tables do not fit a worker: a text's record goes to
-/// its head's home partition ([`routed::home`]) and stays there from step
-/// to step, and a shingle's records go to the shingle's partition
-/// ([`routed::part`]), where the texts that hold it are counted.
-mod held {
-    use super::routed::u32_at;
-
-    /// A prepared text: tag u8, head u32, copies u32, bytes u32, the text
-    /// ([`super::packed`]).
-    pub const TEXT: u8 = 1;
-    const TEXT_HEAD: usize = 13;
-    /// The shingle records, all [`SHINGLE`] bytes: tag u8, shingle u64,
-    /// head u32, df u32, content u32. A text holds a shingle (to the
-    /// shingle's partition):
-    pub const HOLDS: u8 = 2;
-    /// A shared shingle's df, to a text that holds it:
-    pub const DF: u8 = 3;
-    /// Whether (content 1) or not a shared shingle counts as the text's
-    /// content, to the shingle's partition:
-    pub const CONTENT: u8 = 4;
-    /// A shared shingle's df and content count, to a text that holds it:
-    pub const COUNTS: u8 = 5;
-    pub const SHINGLE: usize = 21;
-
-    /// A shingle record's fields.
-    #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-    pub struct Shingle {
-        pub shingle: u64,
-        pub head: u32,
-        pub df: u32,
-        pub content: u32,
+/// A partition's blocks read ([`met`]), with what stays at its home (each
+/// text and side record) passed on to it among `out`'s blocks.
+fn met_passing_on<'b>(blocks: &'b [Vec<u8>], out: &mut [Vec<u8>], parts: u32) -> PyResult<Met<'b>> {
+    let met = met(blocks)?;
+    let homed =
+        met.texts.iter().map(|t| (t.0, t.3)).chain(met.sides.iter().map(|(&position, side)| (position, side.3)));
+    for (position, whole) in homed {
+        out[routed::home(position, parts)].extend_from_slice(whole);
     }
-
-    pub fn push_text(block: &mut Vec<u8>, head: u32, copies: u32, packed: &[u8]) {
-        block.push(TEXT);
-        for n in [head, copies, packed.len() as u32] {
-            block.extend_from_slice(&n.to_le_bytes());
-        }
-        block.extend_from_slice(packed);
-    }
-
-    pub fn push_shingle(block: &mut Vec<u8>, tag: u8, r: Shingle) {
-        block.push(tag);
-        block.extend_from_slice(&r.shingle.to_le_bytes());
-        for n in [r.head, r.df, r.content] {
-            block.extend_from_slice(&n.to_le_bytes());
-        }
-    }
-
-    /// A partition's texts `(head, copies, packed, the record whole)` and
-    /// shingle records `(tag, fields)`, or why the blocks are not such.
-    pub type Read<'b> = (Vec<(u32, u32, &'b [u8], &'b [u8])>, Vec<(u8, Shingle)>);
-
-    pub fn read(blocks: &[Vec<u8>]) -> Result<Read<'_>, String> {
-        let (mut texts, mut shingles) = (Vec::new(), Vec::new());
-        for mut block in blocks.iter().map(Vec::as_slice) {
-            while let Some(&tag) = block.first() {
-                let size = match tag {
-                    TEXT => TEXT_HEAD + block.get(..TEXT_HEAD).map_or(0, |h| u32_at(h, 9) as usize),
-                    HOLDS | DF | CONTENT | COUNTS => SHINGLE,
-                    other => return Err(format!("not a statistics record tag: {other}")),
-                };
-                let (r, rest) = block.split_at_checked(size).ok_or("a statistics record cut short")?;
-                block = rest;
-                if tag == TEXT {
-                    texts.push((u32_at(r, 1), u32_at(r, 5), &r[TEXT_HEAD..], r));
-                } else {
-                    let shingle = u64::from_le_bytes(r[1..9].try_into().expect("8 bytes"));
-                    let fields = Shingle { shingle, head: u32_at(r, 9), df: u32_at(r, 13), content: u32_at(r, 17) };
-                    shingles.push((tag, fields));
-                }
-            }
-        }
-        Ok((texts, shingles))
-    }
+    Ok(met)
 }
 
-/// A partition's blocks of [`held`] records, read, with each text's record
-/// passed on to where it is (its home) among `out`'s blocks.
-fn held_records<'b>(blocks: &'b [Vec<u8>], out: &mut [Vec<u8>], parts: u32) -> PyResult<held::Read<'b>> {
-    let (texts, shingles) = held::read(blocks).map_err(SemHashError::new_err)?;
-    for &(head, _, _, whole) in &texts {
-        out[routed::home(head, parts)].extend_from_slice(whole);
-    }
-    Ok((texts, shingles))
-}
-
-/// One partition's blocks of [`held`] records with each shingle's records
+/// One partition's blocks of statistics records with each shingle's records
 /// of the `asked` tag grouped: `answer` of a group gives its records' new
 /// `(df, content)` (or None: no answer), and each goes back to its text's
 /// home with the `answered` tag. Texts pass on.
@@ -571,25 +592,25 @@ fn answer_holders(
     rows: &Bound<'_, PyAny>,
     parts: u32,
     (asked, answered): (u8, u8),
-    answer: impl Fn(&[held::Shingle]) -> Option<(u32, u32)>,
+    answer: impl Fn(&[routed::Shingle]) -> Option<(u32, u32)>,
 ) -> PyResult<Vec<(u32, Vec<u8>)>> {
     let blocks = taken(rows)?;
     let mut out = vec![Vec::new(); parts.max(1) as usize];
-    let (_, shingles) = held_records(&blocks, &mut out, parts)?;
-    let mut of: Vec<held::Shingle> = shingles.iter().filter(|(t, _)| *t == asked).map(|&(_, r)| r).collect();
+    let shingles = met_passing_on(&blocks, &mut out, parts)?.shingles;
+    let mut of: Vec<routed::Shingle> = shingles.iter().filter(|(t, _)| *t == asked).map(|&(_, r)| r).collect();
     of.sort_unstable();
     for holders in of.chunk_by(|x, y| x.shingle == y.shingle) {
         let Some((df, content)) = answer(holders) else { continue };
         for &r in holders {
-            held::push_shingle(&mut out[routed::home(r.head, parts)], answered, held::Shingle { df, content, ..r });
+            routed::push_shingle(&mut out[routed::home(r.head, parts)], answered, routed::Shingle { df, content, ..r });
         }
     }
     Ok(routed::blocks(out))
 }
 
 /// Each text's shingle records of one tag, by head.
-fn by_head(shingles: &[(u8, held::Shingle)], tag: u8) -> HashMap<u32, Vec<held::Shingle>> {
-    let mut of: HashMap<u32, Vec<held::Shingle>> = HashMap::new();
+fn by_head(shingles: &[(u8, routed::Shingle)], tag: u8) -> HashMap<u32, Vec<routed::Shingle>> {
+    let mut of: HashMap<u32, Vec<routed::Shingle>> = HashMap::new();
     for &(_, r) in shingles.iter().filter(|(t, _)| *t == tag) {
         of.entry(r.head).or_default().push(r);
     }
@@ -716,15 +737,15 @@ impl Stages {
 
     /// Statistics through shuffles, step 1 of 5: prepared distinct texts
     /// `(head, copies, packed)` ([`Stages::prepare_texts`]), each sent to
-    /// its home partition (of `parts`), and a [`held::HOLDS`] record for
+    /// its home partition (of `parts`), and a [`routed::HOLDS`] record for
     /// each of its shingles to the shingle's.
     fn route_held(&self, rows: Vec<(u32, u32, PyBackedBytes)>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let mut out = vec![Vec::new(); parts.max(1) as usize];
         for (head, copies, p) in &rows {
-            held::push_text(&mut out[routed::home(*head, parts)], *head, *copies, p);
+            routed::push_text(&mut out[routed::home(*head, parts)], *head, *copies, p);
             for shingle in self.stages().shingles(&packed::decode(p)?) {
-                let r = held::Shingle { shingle, head: *head, df: 0, content: 0 };
-                held::push_shingle(&mut out[routed::part(shingle, parts)], held::HOLDS, r);
+                let r = routed::Shingle { shingle, head: *head, df: 0, content: 0 };
+                routed::push_shingle(&mut out[routed::part(shingle, parts)], routed::HOLDS, r);
             }
         }
         Ok(routed::blocks(out))
@@ -732,22 +753,22 @@ impl Stages {
 
     /// Step 2: in one partition's blocks, each shingle's holders counted
     /// (its `df`); a shingle of two texts or more sends its `df` to each
-    /// ([`held::DF`]). Only those travel on: a shingle of one text has df 1
+    /// ([`routed::DF`]). Only those travel on: a shingle of one text has df 1
     /// and no content count, which signing assumes of any it is not told.
     fn held_df(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
-        answer_holders(rows, parts, (held::HOLDS, held::DF), |holders| {
+        answer_holders(rows, parts, (routed::HOLDS, routed::DF), |holders| {
             (holders.len() >= 2).then_some((holders.len() as u32, 0))
         })
     }
 
     /// Step 3: each text of one partition, with the `df` of its shared
     /// shingles, says of each whether it counts as the text's content
-    /// ([`held::CONTENT`], to the shingle's partition).
+    /// ([`routed::CONTENT`], to the shingle's partition).
     fn held_content(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let blocks = taken(rows)?;
         let mut out = vec![Vec::new(); parts.max(1) as usize];
-        let (texts, shingles) = held_records(&blocks, &mut out, parts)?;
-        let mut shared = by_head(&shingles, held::DF);
+        let Met { texts, shingles, .. } = met_passing_on(&blocks, &mut out, parts)?;
+        let mut shared = by_head(&shingles, routed::DF);
         for (head, _, p, _) in texts {
             let Some(shared) = shared.remove(&head) else { continue };
             let df: HashMap<u64, u32> = shared.iter().map(|r| (r.shingle, r.df)).collect();
@@ -755,8 +776,8 @@ impl Stages {
             let content: std::collections::HashSet<u64> =
                 self.stages().content_shingles(&own, |s| df.get(&s).copied().unwrap_or(1)).into_iter().collect();
             for r in shared {
-                let r = held::Shingle { content: u32::from(content.contains(&r.shingle)), ..r };
-                held::push_shingle(&mut out[routed::part(r.shingle, parts)], held::CONTENT, r);
+                let r = routed::Shingle { content: u32::from(content.contains(&r.shingle)), ..r };
+                routed::push_shingle(&mut out[routed::part(r.shingle, parts)], routed::CONTENT, r);
             }
         }
         Ok(routed::blocks(out))
@@ -764,9 +785,9 @@ impl Stages {
 
     /// Step 4: in one partition's blocks, each shared shingle's content
     /// count (`content_df`), sent with its `df` to each text that holds it
-    /// ([`held::COUNTS`]).
+    /// ([`routed::COUNTS`]).
     fn held_counts(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
-        answer_holders(rows, parts, (held::CONTENT, held::COUNTS), |holders| {
+        answer_holders(rows, parts, (routed::CONTENT, routed::COUNTS), |holders| {
             Some((holders[0].df, holders.iter().map(|r| r.content).sum()))
         })
     }
@@ -776,8 +797,8 @@ impl Stages {
     /// copies, (signature, reading))` ([`Stages::sign_packed`]).
     fn sign_held(&self, rows: &Bound<'_, PyAny>, docs: u64) -> PyResult<Vec<(u32, u32, PySignedText)>> {
         let blocks = taken(rows)?;
-        let (texts, shingles) = held::read(&blocks).map_err(SemHashError::new_err)?;
-        let mut counts = by_head(&shingles, held::COUNTS);
+        let Met { texts, shingles, .. } = met(&blocks)?;
+        let mut counts = by_head(&shingles, routed::COUNTS);
         texts
             .into_iter()
             .map(|(head, copies, p, _)| {
@@ -953,12 +974,8 @@ impl Stages {
     /// holds the word or fills the context (to its home); sides pass on.
     fn answer_words(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let blocks = taken(rows)?;
-        let met = met(&blocks)?;
         let mut out = vec![Vec::new(); parts.max(1) as usize];
-        for (&position, &(_, _, _, whole)) in &met.sides {
-            out[routed::home(position, parts)].extend_from_slice(whole);
-        }
-        let mut words = met.words;
+        let mut words = met_passing_on(&blocks, &mut out, parts)?.words;
         words.sort_unstable();
         for (asked, answered) in [(routed::HOLDS_WORD, routed::WORD_COUNT), (routed::FILLS, routed::CONTEXT_COUNT)] {
             let of = words.iter().filter(|w| w.0 == asked);
@@ -986,15 +1003,12 @@ impl Stages {
     /// needs it. Blocks by partition (of `parts`).
     fn send_sides(&self, rows: &Bound<'_, PyAny>, parts: u32) -> PyResult<Vec<(u32, Vec<u8>)>> {
         let blocks = taken(rows)?;
-        let Met { sides, pairs, words } = met(&blocks)?;
+        let Met { sides, pairs, words, .. } = met(&blocks)?;
         // The counts of a side's own words, when they were joined to it
         // ([`Stages::answer_words`]), travel in its record.
         let mut counts: HashMap<u32, Vec<u8>> = HashMap::new();
         for (tag, key, _, text, count) in words {
-            let record = counts.entry(text).or_default();
-            record.push(tag);
-            record.extend_from_slice(&key.to_le_bytes());
-            record.extend_from_slice(&count.to_le_bytes());
+            routed::push_count(counts.entry(text).or_default(), tag, key, count);
         }
         let mut with_counts: HashMap<u32, Vec<u8>> = HashMap::new();
         for (position, own) in &counts {
@@ -1060,9 +1074,8 @@ impl Stages {
         let joined = |a: u32, b: u32| {
             let mut words = HashMap::new();
             let mut contexts = HashMap::new();
-            for r in read[&a].1.chunks_exact(routed::COUNT).chain(read[&b].1.chunks_exact(routed::COUNT)) {
-                let (key, count) = (u64::from_le_bytes(r[1..9].try_into().expect("8 bytes")), routed::u32_at(r, 9));
-                match r[0] {
+            for (tag, key, count) in routed::counts(read[&a].1).chain(routed::counts(read[&b].1)) {
+                match tag {
                     routed::WORD_COUNT => words.insert(key, count),
                     _ => contexts.insert(key, count),
                 };

@@ -292,6 +292,18 @@ def _identity(sc: Any, files: List[str], conf: Optional[str], fields: List[str],
     }
 
 
+def _prepared(conf: Optional[str]):
+    """A partition function: head -> (its copies' positions, text) rows to
+    head -> (copies, the text prepared as bytes), for the passes that sign it."""
+
+    def prepare(rows):
+        for batch in _batched(rows):
+            for (head, (copies, _)), p in zip(batch, _stages(conf).prepare_texts([r[1][1] for r in batch])):
+                yield head, (len(copies), p)
+
+    return prepare
+
+
 def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int, P: int):
     """Signs ``heads`` (head -> (its copies' positions, text)) under
     statistics that every worker holds whole: partitions count, Spark sums,
@@ -299,14 +311,9 @@ def _signed_by_broadcast(sc: Any, conf: Optional[str], heads: Any, distinct: int
     short text's reading is what the later stages read of it, a long one's
     is empty (its signature decides)."""
 
-    def prepare(rows):
-        for batch in _batched(rows):
-            for (head, (copies, _)), p in zip(batch, _stages(conf).prepare_texts([r[1][1] for r in batch])):
-                yield head, (len(copies), p)
-
     def signed():
         # Each text is prepared once, for the three passes over it.
-        prepared = heads.mapPartitions(prepare).cache()
+        prepared = heads.mapPartitions(_prepared(conf)).cache()
         packed = prepared.map(lambda kv: kv[1][1])
         df = _summed(packed.mapPartitions(lambda rows: _partial(rows, _stages(conf).count_shingles)), P, least=2)
         df = sc.broadcast(df)
@@ -334,16 +341,14 @@ def _signed_by_shuffle(conf: Optional[str], heads: Any, distinct: int, P: int):
     native stages). Gives what :func:`_signed_by_broadcast` gives."""
 
     def routed(rows):
-        stages = _stages(conf)
         for batch in _batched(rows):
-            texts = stages.prepare_texts([r[1][1] for r in batch])
-            yield from stages.route_held([(r[0], len(r[1][0]), p) for r, p in zip(batch, texts)], P)
+            yield from _stages(conf).route_held([(head, copies, p) for head, (copies, p) in batch], P)
 
     def step(method, *first):
         return lambda blocks: getattr(_stages(conf), method)(blocks, *first)
 
     def signed():
-        held = _by_block(heads.mapPartitions(routed), P)
+        held = _by_block(heads.mapPartitions(_prepared(conf)).mapPartitions(routed), P)
         for method in ("held_df", "held_content", "held_counts"):
             held = _by_block(held.mapPartitions(step(method, P)), P)
         return held.mapPartitions(step("sign_held", distinct)).map(lambda r: (r[0], (r[1], r[2][1], r[2][0])))
