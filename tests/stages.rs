@@ -195,6 +195,10 @@ fn corpus() -> Vec<Document> {
         };
         docs.push(Document { id: format!("hot{i}"), text });
     }
+    // A short pair whose verdict depends on the corpus's word statistics.
+    for (id, text) in [("pie", "pie chart for react native"), ("a-pie", "a pie chart for react native")] {
+        docs.push(Document { id: id.into(), text: text.into() });
+    }
     docs
 }
 

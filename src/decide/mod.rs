@@ -62,6 +62,33 @@ impl Relation {
     pub fn is_duplicate(self) -> bool {
         self != Relation::None
     }
+
+    /// Every relation, in declaration order.
+    pub const ALL: [Relation; 6] = [
+        Relation::Exact,
+        Relation::Near,
+        Relation::ContainedIn,
+        Relation::Contains,
+        Relation::Paraphrase,
+        Relation::None,
+    ];
+
+    /// The relation's name in every output ("near", "contained_in").
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Exact => "exact",
+            Relation::Near => "near",
+            Relation::ContainedIn => "contained_in",
+            Relation::Contains => "contains",
+            Relation::Paraphrase => "paraphrase",
+            Relation::None => "none",
+        }
+    }
+
+    /// The relation of a name ([`Relation::name`]).
+    pub fn from_name(name: &str) -> Option<Relation> {
+        Relation::ALL.into_iter().find(|r| r.name() == name)
+    }
 }
 
 /// A verdict on one pair as every face reports it (`semhash compare`, the
@@ -321,5 +348,14 @@ mod tests {
         assert_eq!(agreement(&[1, 2, 3, 4], &[1, 0, 3, 0]), 0.5);
         assert_eq!(agreement(&[], &[]), 0.0);
         assert_eq!(sorted_intersection(&[1, 4, 5, 8], &[3, 4, 5, 8]), (3, 2));
+    }
+
+    #[test]
+    fn relation_names_are_the_serialized_ones() {
+        for r in Relation::ALL {
+            assert_eq!(serde_json::to_value(r).unwrap(), r.name(), "{r:?}");
+            assert_eq!(Relation::from_name(r.name()), Some(r));
+        }
+        assert_eq!(Relation::from_name("Near"), None);
     }
 }

@@ -19,6 +19,7 @@ use semhash::{Config, Deduper, Document, Error};
 use std::collections::HashSet;
 use std::time::Duration;
 
+mod arrow;
 mod stages;
 
 create_exception!(_native, SemHashError, PyValueError, "Bad input or configuration: the message says what and where.");
@@ -76,10 +77,6 @@ type Row = (String, u32, String, String, f32, Option<String>);
 /// A record set aside: (position, id, error).
 type SkippedRow = (u64, Option<String>, String);
 
-fn relation_name(relation: semhash::decide::Relation) -> String {
-    serde_json::to_value(relation).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
 /// De-duplicates one batch: its rows in input order, the records set aside
 /// and the run's counts (JSON).
 #[pyfunction]
@@ -98,7 +95,7 @@ fn dedup(
     let rows = outcome
         .docs
         .into_iter()
-        .map(|r| (r.id, r.cluster, r.representative, relation_name(r.relation), r.score, r.parent))
+        .map(|r| (r.id, r.cluster, r.representative, r.relation.name().into(), r.score, r.parent))
         .collect();
     let stats = serde_json::to_string(&outcome.stats).expect("counts serialise");
     Ok((rows, skipped, stats))
@@ -153,7 +150,7 @@ impl Index {
     /// added as an integer, relation, score).
     fn query(&self, text: &str) -> PyResult<Vec<(String, bool, String, f32)>> {
         let matches = self.inner.query(text).map_err(py_error)?;
-        Ok(matches.into_iter().map(|m| (m.id, m.kind == IdKind::Integer, relation_name(m.relation), m.score)).collect())
+        Ok(matches.into_iter().map(|m| (m.id, m.kind == IdKind::Integer, m.relation.name().into(), m.score)).collect())
     }
 
     /// Forgets documents; for each id, whether it was stored.
@@ -184,6 +181,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(default_config, m)?)?;
     m.add_class::<Index>()?;
     m.add_class::<stages::Stages>()?;
+    m.add_class::<arrow::Kernels>()?;
     m.add_class::<stages::CountTable>()?;
     m.add_class::<stages::Statistics>()?;
     m.add_class::<stages::WordTable>()?;

@@ -9,14 +9,15 @@
 //! (bytes), the engine merges the tables and hands the result to every
 //! worker, which loads it once as a [`CountTable`].
 
-use super::{deduper, py_error, relation_name, SemHashError};
+use super::{deduper, py_error, SemHashError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedBytes;
 use semhash::admit::json::{id_of, parse_object, record_in, take_text};
 use semhash::cluster::Link;
-use semhash::decide::align::{Reading, WordStats};
+use semhash::decide::align::WordStats;
 use semhash::decide::Relation;
 use semhash::sketch::{CorpusStats, Prepared, Signature};
+use semhash::stages::packed::{self, DecodedReading};
 use semhash::stages::Side;
 use semhash::util::hash::PrehashedMap;
 use semhash::Deduper;
@@ -47,8 +48,7 @@ fn signed(v: &[u64]) -> Vec<i64> {
 }
 
 fn relation(name: &str) -> PyResult<Relation> {
-    serde_json::from_value(serde_json::Value::from(name))
-        .map_err(|_| SemHashError::new_err(format!("not a relation: {name:?}")))
+    Relation::from_name(name).ok_or_else(|| SemHashError::new_err(format!("not a relation: {name:?}")))
 }
 
 /// Counts by hash (a shingle's `df` or content count) as bytes: sorted
@@ -169,66 +169,15 @@ pub struct Statistics {
     stats: CorpusStats,
 }
 
-/// A prepared text as bytes, kept by the engine between the passes of the
-/// sign stage instead of preparing the text again for each, and what the
-/// later stages read of it. Little-endian: exact key (16 bytes), word
-/// count, shingle count `n` (4 bytes each), the `n` shingles (8 bytes
-/// each), then the text's *reading*: chunk count `m` (4 bytes), the `m`
-/// chunks (2 bytes each) and the normalized text. After signing, a short
-/// text travels as its reading (all the word statistics and the alignment
-/// read of it) and a long one as nothing (its signature decides).
-mod packed {
-    use super::SemHashError;
-    use pyo3::PyResult;
-    use semhash::sketch::Prepared;
-
-    const HEAD: usize = 16 + 2 * 4;
-
-    pub fn encode(p: &Prepared) -> Vec<u8> {
-        let mut out = Vec::with_capacity(HEAD + 8 * p.sequence.len() + 4 + 2 * p.chunks.len() + p.normalized.len());
-        out.extend_from_slice(&p.exact.to_le_bytes());
-        out.extend_from_slice(&p.words.to_le_bytes());
-        out.extend_from_slice(&(p.sequence.len() as u32).to_le_bytes());
-        p.sequence.iter().for_each(|s| out.extend_from_slice(&s.to_le_bytes()));
-        out.extend_from_slice(&(p.chunks.len() as u32).to_le_bytes());
-        p.chunks.iter().for_each(|c| out.extend_from_slice(&c.to_le_bytes()));
-        out.extend_from_slice(p.normalized.as_bytes());
-        out
+impl From<CorpusStats> for Statistics {
+    fn from(stats: CorpusStats) -> Self {
+        Statistics { stats }
     }
+}
 
-    fn bad(what: &str, bytes: &[u8]) -> pyo3::PyErr {
-        SemHashError::new_err(format!("not {what}: {} bytes that do not read as one", bytes.len()))
-    }
-
-    fn u32_at(bytes: &[u8], at: usize) -> u32 {
-        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
-    }
-
-    /// The reading of a packed prepared text.
-    pub fn reading(bytes: &[u8]) -> PyResult<&[u8]> {
-        let head = bytes.get(..HEAD).ok_or_else(|| bad("a prepared text", bytes))?;
-        bytes.get(HEAD + 8 * u32_at(head, 20) as usize..).ok_or_else(|| bad("a prepared text", bytes))
-    }
-
-    pub fn decode(bytes: &[u8]) -> PyResult<Prepared> {
-        let reading = reading(bytes)?;
-        let (chunks, normalized) = decode_reading(reading)?;
-        let sequence = bytes[HEAD..bytes.len() - reading.len()].chunks_exact(8);
-        Ok(Prepared {
-            exact: u128::from_le_bytes(bytes[..16].try_into().expect("16 bytes")),
-            normalized: normalized.to_owned(),
-            words: u32_at(bytes, 16),
-            sequence: sequence.map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes"))).collect(),
-            chunks,
-        })
-    }
-
-    /// A reading's chunks and normalized text.
-    pub fn decode_reading(bytes: &[u8]) -> PyResult<(Vec<u16>, &str)> {
-        let m = bytes.get(..4).map(|b| u32_at(b, 0) as usize).ok_or_else(|| bad("a reading", bytes))?;
-        let chunks = bytes.get(4..4 + 2 * m).ok_or_else(|| bad("a reading", bytes))?;
-        let text = std::str::from_utf8(&bytes[4 + 2 * m..]).map_err(|_| bad("a reading", bytes))?;
-        Ok((chunks.chunks_exact(2).map(|c| u16::from_le_bytes(c.try_into().expect("2 bytes"))).collect(), text))
+impl Statistics {
+    pub fn corpus(&self) -> &CorpusStats {
+        &self.stats
     }
 }
 
@@ -279,6 +228,18 @@ pub fn context_counts(set: &[u8]) -> PyResult<Vec<u8>> {
 #[pyclass(frozen)]
 pub struct WordTable {
     stats: WordStats,
+}
+
+impl From<WordStats> for WordTable {
+    fn from(stats: WordStats) -> Self {
+        WordTable { stats }
+    }
+}
+
+impl WordTable {
+    pub fn words(&self) -> &WordStats {
+        &self.stats
+    }
 }
 
 /// Records as bytes, each routed to one of the engine's partitions
@@ -667,8 +628,12 @@ impl Stages {
     /// bytes, with its reading when the text is short (all the later
     /// stages need of it).
     fn sign_packed(&self, p: &[u8], stats: &CorpusStats) -> PyResult<PySignedText> {
-        let signature = self.stages().sign(&packed::decode(p)?, stats);
-        let reading = if self.stages().is_short(&signature) { packed::reading(p)?.to_vec() } else { Vec::new() };
+        let signature = self.stages().sign(&packed::decode(p).map_err(py_error)?, stats);
+        let reading = if self.stages().is_short(&signature) {
+            packed::reading(p).map_err(py_error)?.to_vec()
+        } else {
+            Vec::new()
+        };
         Ok((signature.to_bytes(self.deduper.fingerprint()), reading))
     }
 
@@ -676,18 +641,11 @@ impl Stages {
     fn side<'r>(&self, reading: &'r [u8], signature: &[u8]) -> PyResult<(Signature, Option<DecodedReading<'r>>)> {
         let signature = self.signature(signature)?;
         let read = match self.stages().is_short(&signature) {
-            true => Some(packed::decode_reading(reading)?),
+            true => Some(packed::decode_reading(reading).map_err(py_error)?),
             false => None,
         };
         Ok((signature, read))
     }
-}
-
-/// A short text's reading as decoded: its chunks and normalized text.
-type DecodedReading<'r> = (Vec<u16>, &'r str);
-
-fn reading<'r>((chunks, text): &'r DecodedReading<'_>) -> Reading<'r> {
-    Reading::new(text, chunks)
 }
 
 #[pymethods]
@@ -743,7 +701,7 @@ impl Stages {
         let mut out = vec![Vec::new(); parts.max(1) as usize];
         for (head, copies, p) in &rows {
             routed::push_text(&mut out[routed::home(*head, parts)], *head, *copies, p);
-            for shingle in self.stages().shingles(&packed::decode(p)?) {
+            for shingle in self.stages().shingles(&packed::decode(p).map_err(py_error)?) {
                 let r = routed::Shingle { shingle, head: *head, df: 0, content: 0 };
                 routed::push_shingle(&mut out[routed::part(shingle, parts)], routed::HOLDS, r);
             }
@@ -772,7 +730,7 @@ impl Stages {
         for (head, _, p, _) in texts {
             let Some(shared) = shared.remove(&head) else { continue };
             let df: HashMap<u64, u32> = shared.iter().map(|r| (r.shingle, r.df)).collect();
-            let own = self.stages().shingles(&packed::decode(p)?);
+            let own = self.stages().shingles(&packed::decode(p).map_err(py_error)?);
             let content: std::collections::HashSet<u64> =
                 self.stages().content_shingles(&own, |s| df.get(&s).copied().unwrap_or(1)).into_iter().collect();
             for r in shared {
@@ -821,7 +779,7 @@ impl Stages {
     fn count_shingles(&self, prepared: Vec<PyBackedBytes>) -> PyResult<Vec<u8>> {
         let mut all = Vec::new();
         for p in &prepared {
-            all.extend(self.stages().shingles(&packed::decode(p)?));
+            all.extend(self.stages().shingles(&packed::decode(p).map_err(py_error)?));
         }
         Ok(counts::encode(&counts::tally(all)))
     }
@@ -832,7 +790,7 @@ impl Stages {
     fn count_content(&self, prepared: Vec<PyBackedBytes>, df: &CountTable) -> PyResult<Vec<u8>> {
         let mut all = Vec::new();
         for p in &prepared {
-            let shingles = self.stages().shingles(&packed::decode(p)?);
+            let shingles = self.stages().shingles(&packed::decode(p).map_err(py_error)?);
             let content = self.stages().content_shingles(&shingles, |s| df.get(s, 1));
             all.extend(content.into_iter().filter(|&s| df.get(s, 1) >= 2));
         }
@@ -955,7 +913,7 @@ impl Stages {
         for (position, reading, signature) in &rows {
             routed::push_side(&mut out[routed::home(*position, parts)], *position, reading, signature, &[]);
             let Some(text) = self.side(reading, signature)?.1 else { continue };
-            let keys = self.stages().word_keys(&self::reading(&text));
+            let keys = self.stages().word_keys(&text.reading());
             for w in keys.words {
                 routed::push_word(&mut out[routed::part(w, parts)], routed::HOLDS_WORD, w, 0, *position, 0);
             }
@@ -1067,7 +1025,7 @@ impl Stages {
         }
         // Each short side is read once, and only if one of its pairs is aligned.
         let readings: HashMap<u32, _> =
-            read.iter().filter_map(|(&position, ((_, text), _))| Some((position, reading(text.as_ref()?)))).collect();
+            read.iter().filter_map(|(&position, ((_, text), _))| Some((position, text.as_ref()?.reading()))).collect();
         let side = |position| Side { position, signature: &read[&position].0 .0, words: readings.get(&position) };
         // Joined counts: a pair's statistics are its two sides' (a text is
         // read only against its own words' counts, the corpus's either way).
@@ -1086,7 +1044,7 @@ impl Stages {
             Some(table) => stages.verify(&table.stats, &side(a), &side(b)),
             None => stages.verify(&joined(a, b), &side(a), &side(b)),
         };
-        Ok(pairs.iter().filter_map(verdict).map(|l| (l.a, l.b, relation_name(l.relation), l.score)).collect())
+        Ok(pairs.iter().filter_map(verdict).map(|l| (l.a, l.b, l.relation.name().into(), l.score)).collect())
     }
 
     /// What the short texts among `(reading, signature)` rows add to the word
@@ -1096,7 +1054,7 @@ impl Stages {
         let (mut short, mut words, mut fillers) = (0u64, Vec::new(), Vec::new());
         for (text, sig) in rows {
             if let Some(text) = self.side(&text, &sig)?.1 {
-                let keys = self.stages().word_keys(&reading(&text));
+                let keys = self.stages().word_keys(&text.reading());
                 short += 1;
                 words.extend(keys.words);
                 fillers.extend(keys.fillers);
@@ -1131,7 +1089,7 @@ impl Stages {
             .stages()
             .cluster_component(&positions, &links)
             .into_iter()
-            .map(|(at, p)| (at, p.representative, p.parent, relation_name(p.relation), p.score))
+            .map(|(at, p)| (at, p.representative, p.parent, p.relation.name().into(), p.score))
             .collect())
     }
 }

@@ -26,6 +26,10 @@
 //! the whole corpus's would: an engine joins each text's own counts in
 //! instead of shipping the corpus's tables to every task.
 //!
+//! [`arrow`] runs each stage function over an Arrow record batch, for
+//! engines that move data as Arrow; [`packed`] is the form a text travels
+//! in between stages.
+//!
 //! Not here: the semantic stage, the judge (a global budget over the most
 //! uncertain verdicts) and snippet reports; [`Stages::new`] refuses a
 //! deduper with a semantic stage or a judge.
@@ -35,6 +39,10 @@ use crate::decide::align::{Reading, WordKeys, WordStats};
 use crate::decide::Decider;
 use crate::index::bucket_pairs;
 use crate::sketch::{weights::content_holder, CorpusStats, Prepared, Shingles, Signature};
+
+#[cfg(feature = "arrow")]
+pub mod arrow;
+pub mod packed;
 use crate::{Deduper, Error, Result};
 
 /// The stage functions of one pipeline (see the module docs).
