@@ -102,38 +102,19 @@ pub fn recip(x: f32) -> f32 {
 /// lowest darts decide several samplers at once.
 #[inline(always)]
 pub fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) {
+    const W: usize = SAMPLERS_AT_ONCE;
     let n = state.ln_a.len().min(seeds.len());
-    let whole = n - n % SAMPLERS_AT_ONCE;
-    icws_samplers::<SAMPLERS_AT_ONCE>(keys, ln_weights, seeds, state, 0..whole);
-    icws_samplers::<1>(keys, ln_weights, seeds, state, whole..n);
-}
-
-/// Samplers taken together by [`icws`]: their running minima stay in
-/// registers while every element is drawn, and are stored once. The loop
-/// the other way round (each element, then every sampler) kept them in
-/// memory, where LLVM made each blend of an old and a new value a masked
-/// store: on AMD Zen, with AVX2, three masked stores a draw took the loop
-/// from about 2.5 to 6.2 ns a draw (`cargo bench --bench kernels`).
-const SAMPLERS_AT_ONCE: usize = 8;
-
-/// [`icws`] over the samplers in `range`, `W` at a time (`range`'s length a
-/// multiple of `W`). Every sampler sees the elements in the same order as
-/// ever, so the minima, ties included, are the same bits.
-#[inline(always)]
-fn icws_samplers<const W: usize>(
-    keys: &[u32],
-    ln_weights: &[f32],
-    seeds: &IcwsSeeds,
-    state: &mut IcwsState,
-    range: std::ops::Range<usize>,
-) {
-    for start in range.step_by(W) {
-        let lanes = start..start + W;
-        let seed = |s: &[u32]| -> [u32; W] { s[lanes.clone()].try_into().expect("W seeds") };
-        let (r1, r2, c1, c2) = (seed(&seeds.r1), seed(&seeds.r2), seed(&seeds.c1), seed(&seeds.c2));
-        let mut best: [f32; W] = state.ln_a[lanes.clone()].try_into().expect("W minima");
-        let mut best_t: [f32; W] = state.t[lanes.clone()].try_into().expect("W minima");
-        let mut best_key: [u32; W] = state.key[lanes.clone()].try_into().expect("W minima");
+    for first in (0..n).step_by(W) {
+        // The last group ends at sampler n - 1, overlapping the one before
+        // or repeating sampler n - 1 when there are fewer than W: drawing a
+        // sampler's elements again leaves its minimum as it was (a draw
+        // replaces it only when smaller), so one loop covers every count.
+        let first = first.min(n.saturating_sub(W));
+        let lane: [usize; W] = std::array::from_fn(|k| (first + k).min(n - 1));
+        let (r1, r2, c1, c2) = (seeds.r1.as_slice(), seeds.r2.as_slice(), seeds.c1.as_slice(), seeds.c2.as_slice());
+        let (r1, r2, c1, c2) = (lane.map(|i| r1[i]), lane.map(|i| r2[i]), lane.map(|i| c1[i]), lane.map(|i| c2[i]));
+        let (mut best, mut best_t, mut best_key) =
+            (lane.map(|i| state.ln_a[i]), lane.map(|i| state.t[i]), lane.map(|i| state.key[i]));
         for (&key, &ln_w) in keys.iter().zip(ln_weights) {
             for k in 0..W {
                 let (ln_a, t) = draw(key, ln_w, r1[k], r2[k], c1[k], c2[k]);
@@ -146,11 +127,25 @@ fn icws_samplers<const W: usize>(
                 best_key[k] = blend(key, best_key[k]);
             }
         }
-        state.ln_a[lanes.clone()].copy_from_slice(&best);
-        state.t[lanes.clone()].copy_from_slice(&best_t);
-        state.key[lanes].copy_from_slice(&best_key);
+        for (k, &i) in lane.iter().enumerate() {
+            (state.ln_a[i], state.t[i], state.key[i]) = (best[k], best_t[k], best_key[k]);
+        }
     }
 }
+
+/// Samplers taken together by [`icws`]: their running minima stay in
+/// registers while every element is drawn, and are stored once. The loop
+/// the other way round (each element, then every sampler) kept them in
+/// memory, where LLVM made each blend of an old and a new value a masked
+/// store: on AMD Zen, with AVX2, the loop took 6.2 ns a draw that way and
+/// 3.4 ns this way (`cargo bench --bench kernels`; 16 at once: 6.3, 4: 6.4).
+/// Every sampler still sees the elements in the same order, so the minima,
+/// ties included, are the same bits. In wasm, four: one SIMD128 register,
+/// and the unrolled loop a quarter as large in the lite module's size budget.
+#[cfg(not(target_arch = "wasm32"))]
+const SAMPLERS_AT_ONCE: usize = 8;
+#[cfg(target_arch = "wasm32")]
+const SAMPLERS_AT_ONCE: usize = 4;
 
 /// One ICWS draw: `(ln a, t)` of element `key` with weight `e^ln_w` under the
 /// sampler whose seeds are given.
