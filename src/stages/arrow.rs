@@ -80,6 +80,16 @@ fn strings<'b>(batch: &'b RecordBatch, name: &str) -> Result<Vec<&'b str>> {
     values.into_iter().enumerate().map(|(i, v)| v.ok_or_else(|| null_at(name, i))).collect()
 }
 
+/// The `text` column, each text one the pipeline takes (not empty, not
+/// over `limits.max_doc_bytes`), as [`crate::Deduper::check`] says.
+fn texts<'b>(stages: &Stages, batch: &'b RecordBatch) -> Result<Vec<&'b str>> {
+    let texts = strings(batch, "text")?;
+    for (row, text) in texts.iter().enumerate() {
+        stages.deduper.check(text).map_err(|e| Error::Input(format!("column \"text\" at row {row}: {e}")))?;
+    }
+    Ok(texts)
+}
+
 /// A column of any Arrow binary type; nulls stay `None`.
 fn bytes<'b>(batch: &'b RecordBatch, name: &str) -> Result<Vec<Option<&'b [u8]>>> {
     let c = column(batch, name)?;
@@ -201,7 +211,7 @@ fn signature(stages: &Stages, bytes: &[u8]) -> Result<Signature> {
 
 /// `text` -> `exact_key` (16 bytes, little-endian).
 pub fn exact_keys(stages: &Stages, batch: &RecordBatch) -> Result<RecordBatch> {
-    let keys = strings(batch, "text")?.into_iter().map(|t| Some(stages.exact_key(t).to_le_bytes()));
+    let keys = texts(stages, batch)?.into_iter().map(|t| Some(stages.exact_key(t).to_le_bytes()));
     batch_of(vec![("exact_key", binary_of(keys))])
 }
 
@@ -209,7 +219,7 @@ pub fn exact_keys(stages: &Stages, batch: &RecordBatch) -> Result<RecordBatch> {
 /// `prepared` (the text normalized and shingled, [`packed`]) for the sign
 /// stage.
 pub fn prepare(stages: &Stages, batch: &RecordBatch) -> Result<RecordBatch> {
-    let prepared: Vec<_> = strings(batch, "text")?.into_iter().map(|t| stages.prepare(t)).collect();
+    let prepared: Vec<_> = texts(stages, batch)?.into_iter().map(|t| stages.prepare(t)).collect();
     batch_of(vec![
         ("exact_key", binary_of(prepared.iter().map(|p| Some(p.exact.to_le_bytes())))),
         ("shingles", list_of(prepared.iter().map(|p| stages.shingles(p)))),
@@ -435,6 +445,13 @@ mod tests {
         assert!(message(prepare(&stages, &null).unwrap_err()).contains(r#"column "text" is null at row 1"#));
         let numbers = texts(Arc::new(Int64Array::from(vec![1])));
         assert!(message(exact_keys(&stages, &numbers).unwrap_err()).contains(r#"column "text" holds Int64"#));
+        let blank = texts(Arc::new(StringArray::from(vec![FOX, "  "])));
+        assert!(message(exact_keys(&stages, &blank).unwrap_err()).contains(r#"column "text" at row 1: text is empty"#));
+        let mut small = Config::default();
+        small.limits.max_doc_bytes = 20;
+        let small = Deduper::new(small).unwrap();
+        let huge = prepare(&Stages::new(&small).unwrap(), &texts(Arc::new(StringArray::from(vec![FOX]))));
+        assert!(message(huge.unwrap_err()).contains("over the limit of 20 bytes"));
         let garbled = batch_of(vec![("signature", binary_of([Some(b"SHSG")]))]).unwrap();
         assert!(message(keys(&stages, &garbled).unwrap_err()).contains("a signature in the batch"));
     }

@@ -187,6 +187,10 @@ def test_bad_batches_are_refused_by_name():
         kernels.exact_keys({"text": ["a text", None]})
     with pytest.raises(SemHashError, match='column "text" holds Int64'):
         kernels.exact_keys({"text": pa.array([1, 2], pa.int64())})
+    with pytest.raises(SemHashError, match='row 0: text is empty'):
+        kernels.prepare({"text": [""]})
+    with pytest.raises(SemHashError, match="over the limit of 10 bytes"):
+        Kernels({"limits": {"max_doc_bytes": 10}}).exact_keys({"text": ["longer than ten bytes"]})
     with pytest.raises(SemHashError, match="not a semhash signature"):
         kernels.keys({"signature": [b"not a signature"]})
     empty = pa.array([], pa.int64())
