@@ -20,6 +20,7 @@
 //! since padding a short text to a long one's length wastes the model's time.
 
 pub mod static_table;
+mod wordpiece;
 
 use crate::{Error, Result};
 use serde::{Deserialize, Serialize};

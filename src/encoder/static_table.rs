@@ -139,6 +139,8 @@ fn normalise(v: &mut [f32]) -> bool {
 /// Texts to embeddings by a [`StaticTable`] over the student's tokenizer.
 pub struct StaticEmbedder {
     tokenizer: tokenizers::Tokenizer,
+    /// The tokenizer's ids without `tokenizers` where the text allows.
+    fast: Option<super::wordpiece::AsciiWordPiece>,
     table: StaticTable,
 }
 
@@ -160,19 +162,22 @@ impl StaticEmbedder {
                 table.tokens()
             )));
         }
-        Ok(StaticEmbedder { tokenizer, table })
+        Ok(StaticEmbedder { fast: super::wordpiece::AsciiWordPiece::of(&tokenizer), tokenizer, table })
+    }
+
+    /// The token ids of `text`, as the tokenizer gives them.
+    fn ids(&self, text: &str) -> Result<Vec<u32>> {
+        if let Some(ids) = self.fast.as_ref().and_then(|fast| fast.ids(text)) {
+            return Ok(ids);
+        }
+        let enc = self.tokenizer.encode(text, false).map_err(|e| Error::Input(format!("tokenizing: {e}")))?;
+        Ok(enc.get_ids().to_vec())
     }
 }
 
 impl crate::semantic::Embedder for StaticEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
-        texts
-            .iter()
-            .map(|text| {
-                let enc = self.tokenizer.encode(*text, false).map_err(|e| Error::Input(format!("tokenizing: {e}")))?;
-                Ok(self.table.embed_ids(enc.get_ids()))
-            })
-            .collect()
+        texts.iter().map(|text| Ok(self.table.embed_ids(&self.ids(text)?))).collect()
     }
 
     fn dims(&self) -> usize {
