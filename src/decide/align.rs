@@ -516,7 +516,7 @@ fn aligned(a: &Words, b: &Words) -> Differences {
 
     // The longest common subsequence of words anchors the alignment; the
     // runs between anchors are the gaps where the texts differ.
-    let anchors = common_subsequence((&ta, &a.sorted), (&tb, &b.sorted));
+    let anchors = common_subsequence((&ta, a), (&tb, b));
     for &(i, j) in &anchors {
         (ta[i].matched, tb[j].matched) = (true, true);
         matched += ta[i].info;
@@ -620,12 +620,16 @@ fn residue(t: &[Token]) -> f32 {
 }
 
 /// Index pairs of a longest common subsequence of equal words; each text as
-/// its tokens and its sorted word hashes. Words of one text that the other
-/// lacks cannot be in it: the table is built over the shared ones only.
-fn common_subsequence(a: (&[Token], &[u64]), b: (&[Token], &[u64])) -> Vec<(usize, usize)> {
-    // Each shared word as its position and its key ([`Token::key`]).
-    let shared = |x: &[Token], sorted: &[u64]| -> (Vec<usize>, Vec<(u64, u8)>) {
-        (0..x.len()).filter(|&i| sorted.binary_search(&x[i].hash).is_ok()).map(|i| (i, x[i].key())).unzip()
+/// its tokens and its words. Words of one text that the other lacks cannot
+/// be in it: the table is built over the shared ones only.
+fn common_subsequence(a: (&[Token], &Words), b: (&[Token], &Words)) -> Vec<(usize, usize)> {
+    // Each shared word as its position and its key ([`Token::key`]); a word
+    // whose bit the other text lacks is not searched for.
+    let shared = |x: &[Token], other: &Words| -> (Vec<usize>, Vec<(u64, u8)>) {
+        (0..x.len())
+            .filter(|&i| other.bits >> (x[i].hash & 63) & 1 == 1 && other.sorted.binary_search(&x[i].hash).is_ok())
+            .map(|i| (i, x[i].key()))
+            .unzip()
     };
     let ((ia, ka), (ib, kb)) = (shared(a.0, b.1), shared(b.0, a.1));
     // A common start and a common end are matched word for word: the table

@@ -137,18 +137,21 @@ impl MultiIndex {
     /// the radius of `code`, with their distance, by number.
     fn within_radius<'c>(
         &self,
-        mut seen: Vec<u32>,
+        seen: Vec<u32>,
         code: &[u64],
         code_of: impl Fn(u32) -> Option<&'c [u64]>,
     ) -> Vec<(u32, u32)> {
-        seen.sort_unstable();
-        seen.dedup();
-        seen.into_iter()
+        // Measured first, as most of what the probes bring is out of reach.
+        let mut near: Vec<(u32, u32)> = seen
+            .into_iter()
             .filter_map(|d| {
                 let h = hamming(code_of(d)?, code);
                 (h <= self.radius).then_some((d, h))
             })
-            .collect()
+            .collect();
+        near.sort_unstable();
+        near.dedup();
+        near
     }
 
     /// All pairs `(a, b)`, `a < b`, of `codes` within the radius of each other.
