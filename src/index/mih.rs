@@ -121,26 +121,32 @@ impl MultiIndex {
 
     /// [`MultiIndex::query`] among the codes numbered `first` or above.
     fn query_from(&self, code: &[u64], first: u32) -> Vec<(u32, u32)> {
+        self.probe(code, first, |s, v| self.bucket(s, v), |d| self.codes[d as usize].as_deref())
+    }
+
+    /// The codes whose substring `s` is `value`, ascending.
+    fn bucket(&self, s: u32, value: u64) -> &[u32] {
+        self.tables.get(&Self::key(s, value)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The codes numbered `first` or above within the radius of `code`, with
+    /// their distance, by number: `bucket(s, v)` lists (ascending) the codes
+    /// whose substring `s` is `v`, and `code_of` gives a code by number.
+    fn probe<'i>(
+        &self,
+        code: &[u64],
+        first: u32,
+        bucket: impl Fn(u32, u64) -> &'i [u32],
+        code_of: impl Fn(u32) -> Option<&'i [u64]>,
+    ) -> Vec<(u32, u32)> {
         let mut seen: Vec<u32> = Vec::new();
         for s in 0..self.substrings {
             let value = self.substring(code, s);
             for m in &self.masks {
-                if let Some(list) = self.tables.get(&Self::key(s, value ^ m)) {
-                    seen.extend_from_slice(&list[list.partition_point(|&d| d < first)..]);
-                }
+                let list = bucket(s, value ^ m);
+                seen.extend_from_slice(&list[list.partition_point(|&d| d < first)..]);
             }
         }
-        self.within_radius(seen, code, |d| self.codes[d as usize].as_deref())
-    }
-
-    /// The distinct codes of `seen` (by number; `code_of` gives each) within
-    /// the radius of `code`, with their distance, by number.
-    fn within_radius<'c>(
-        &self,
-        seen: Vec<u32>,
-        code: &[u64],
-        code_of: impl Fn(u32) -> Option<&'c [u64]>,
-    ) -> Vec<(u32, u32)> {
         // Measured first, as most of what the probes bring is out of reach.
         let mut near: Vec<(u32, u32)> = seen
             .into_iter()
@@ -156,38 +162,43 @@ impl MultiIndex {
 
     /// All pairs `(a, b)`, `a < b`, of `codes` within the radius of each other.
     ///
-    /// The batch knows every code before the first query, so each table is
-    /// an array of buckets laid out once ([`Buckets`]) rather than a hash
+    /// The batch knows every code before the first query, so where the
+    /// semantic stage can run (builds with the `encoder` feature) each table
+    /// is an array of buckets laid out once ([`Buckets`]) rather than a hash
     /// map: a query makes over a thousand lookups, and on the 52,000 short
     /// texts of the 100k bench documents the map's scattered reads took 7.7
-    /// of the semantic stage's 17 seconds. The pairs are the same.
+    /// of the semantic stage's 17 seconds. The pairs are the same. Other
+    /// builds (the lite wasm module, at its size budget) keep the maps.
     pub fn pairs(codes: &[&[u64]], template: &MultiIndex) -> Vec<(u32, u32)> {
-        let tables: Vec<Buckets> = (0..template.substrings)
-            .map(|s| Buckets::new(codes.iter().map(|c| template.substring(c, s)), template.substring_bits))
-            .collect();
-        crate::util::par::flat_map_indexed(codes, |a, code| {
-            let mut seen: Vec<u32> = Vec::new();
-            for (s, table) in (0..template.substrings).zip(&tables) {
-                let value = template.substring(code, s);
-                for m in &template.masks {
-                    let list = table.get(value ^ m);
-                    seen.extend_from_slice(&list[list.partition_point(|&d| d <= a as u32)..]);
-                }
+        #[cfg(feature = "encoder")]
+        let query = {
+            let tables: Vec<Buckets> = (0..template.substrings)
+                .map(|s| Buckets::new(codes.iter().map(|c| template.substring(c, s)), template.substring_bits))
+                .collect();
+            move |code: &[u64], first| {
+                template.probe(code, first, |s, v| tables[s as usize].get(v), |d| Some(codes[d as usize]))
             }
-            template
-                .within_radius(seen, code, |d| Some(codes[d as usize]))
-                .into_iter()
-                .map(|(b, _)| (a as u32, b))
-                .collect()
+        };
+        #[cfg(not(feature = "encoder"))]
+        let query = {
+            let mut index = template.clone();
+            codes.iter().enumerate().for_each(|(i, c)| index.insert(i as u32, c));
+            move |code: &[u64], first| index.query_from(code, first)
+        };
+        crate::util::par::flat_map_indexed(codes, |a, code| {
+            query(code, a as u32 + 1).into_iter().map(|(b, _)| (a as u32, b)).collect()
         })
     }
 }
 
+#[cfg(feature = "encoder")]
 /// One substring's table for a batch: the code numbers of each bucket,
 /// ascending, stored one bucket after another, and where each bucket starts.
 /// A substring value is its bucket when there are enough buckets for every
-/// value; wider substrings are hashed into buckets, and the codes another
-/// value brings along are dropped by the distance check like any probe's.
+/// value (the 16-bit substrings of a batch of 32,768 codes or more); wider
+/// ones are hashed into twice as many buckets as there are codes, and the
+/// codes another value brings along are dropped by the distance check like
+/// any probe's.
 struct Buckets {
     /// Bits of the bucket number.
     bits: u32,
@@ -198,13 +209,14 @@ struct Buckets {
     docs: Vec<u32>,
 }
 
+#[cfg(feature = "encoder")]
 impl Buckets {
-    /// Twice as many buckets as codes, at most 2^22 (16 MiB of starts): a
-    /// bucket then holds about one code besides the equal values.
+    /// At most 2^22 buckets (16 MiB of starts).
     fn new(values: impl ExactSizeIterator<Item = u64> + Clone, value_bits: u32) -> Self {
         let wanted = (2 * values.len()).next_power_of_two().trailing_zeros().clamp(8, 22);
         let bits = value_bits.min(wanted);
-        let mut table = Buckets { bits, hashed: value_bits > bits, starts: vec![0; (1 << bits) + 1], docs: Vec::new() };
+        let (starts, docs) = (vec![0; (1 << bits) + 1], vec![0; values.len()]);
+        let mut table = Buckets { bits, hashed: value_bits > bits, starts, docs };
         for v in values.clone() {
             let k = table.bucket(v);
             table.starts[k + 1] += 1;
@@ -214,7 +226,6 @@ impl Buckets {
         }
         // Filled in code order, so each bucket is ascending.
         let mut next = table.starts.clone();
-        table.docs = vec![0; values.len()];
         for (doc, v) in values.enumerate() {
             let k = table.bucket(v);
             table.docs[next[k] as usize] = doc as u32;
