@@ -195,7 +195,7 @@ impl MultiIndex {
 /// One substring's table for a batch: the code numbers of each bucket,
 /// ascending, stored one bucket after another, and where each bucket starts.
 /// A substring value is its bucket when there are enough buckets for every
-/// value (the 16-bit substrings of a batch of 32,768 codes or more); wider
+/// value (16-bit substrings in a batch of more than 16,384 codes); wider
 /// ones are hashed into twice as many buckets as there are codes, and the
 /// codes another value brings along are dropped by the distance check like
 /// any probe's.
