@@ -164,7 +164,7 @@ impl MultiIndex {
     ///
     /// The batch knows every code before the first query, so where the
     /// semantic stage can run (builds with the `encoder` feature) each table
-    /// is an array of buckets laid out once ([`Buckets`]) rather than a hash
+    /// is an array of buckets laid out once (`Buckets`) rather than a hash
     /// map: a query makes over a thousand lookups, and on the 52,000 short
     /// texts of the 100k bench documents the map's scattered reads took 7.7
     /// of the semantic stage's 17 seconds. The pairs are the same. Other
