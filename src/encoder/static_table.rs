@@ -167,7 +167,7 @@ impl StaticEmbedder {
 
     /// The token ids of `text`, as the tokenizer gives them.
     fn ids(&self, text: &str) -> Result<Vec<u32>> {
-        if let Some(ids) = self.fast.as_ref().and_then(|fast| fast.ids(text)) {
+        if let Some(ids) = self.fast.as_ref().and_then(|fast| fast.ids(&self.tokenizer, text)) {
             return Ok(ids);
         }
         let enc = self.tokenizer.encode(text, false).map_err(|e| Error::Input(format!("tokenizing: {e}")))?;

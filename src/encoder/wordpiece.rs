@@ -20,15 +20,14 @@
 //!   after the first prefixed with `##`; a word with a piece not in the
 //!   vocabulary, or longer than `max_input_chars_per_word`, is one unknown token.
 
-use std::collections::HashMap;
 use tokenizers::models::ModelWrapper;
 use tokenizers::normalizers::NormalizerWrapper;
 use tokenizers::pre_tokenizers::PreTokenizerWrapper;
 use tokenizers::{Model, Tokenizer};
 
-/// BERT uncased WordPiece on ASCII text ([module docs](self)).
+/// BERT uncased WordPiece on ASCII text ([module docs](self)), looking
+/// words up in the vocabulary of the tokenizer it was made from.
 pub(crate) struct AsciiWordPiece {
-    vocab: HashMap<String, u32>,
     unknown: u32,
     prefix: String,
     max_chars: usize,
@@ -48,19 +47,18 @@ impl AsciiWordPiece {
         if !(bert_uncased && bert_words) {
             return None;
         }
-        let vocab = model.get_vocab();
         Some(AsciiWordPiece {
-            unknown: *vocab.get(&model.unk_token)?,
-            vocab,
+            unknown: model.token_to_id(&model.unk_token)?,
             prefix: model.continuing_subword_prefix.clone(),
             max_chars: model.max_input_chars_per_word,
             added: tokenizer.get_added_tokens_decoder().into_values().map(|t| t.content).collect(),
         })
     }
 
-    /// The token ids of `text`, or `None` when it is not ASCII or holds an
-    /// added token: `tokenizers` must do it.
-    pub(crate) fn ids(&self, text: &str) -> Option<Vec<u32>> {
+    /// The token ids of `text` by `tokenizer` (the one this was made from),
+    /// or `None` when it is not ASCII or holds an added token: `tokenizers`
+    /// must do it.
+    pub(crate) fn ids(&self, tokenizer: &Tokenizer, text: &str) -> Option<Vec<u32>> {
         if !text.is_ascii() || self.added.iter().any(|t| text.contains(t.as_str())) {
             return None;
         }
@@ -72,24 +70,25 @@ impl AsciiWordPiece {
                 _ => Some(b.to_ascii_lowercase() as char),
             })
             .collect();
+        let vocab = tokenizer.get_model();
         let (mut ids, mut piece) = (Vec::new(), String::new());
         for word in normalized.split(' ') {
             let mut start = 0;
             for (i, b) in word.bytes().enumerate() {
                 if b.is_ascii_punctuation() {
-                    self.word(&word[start..i], &mut piece, &mut ids);
-                    self.word(&word[i..i + 1], &mut piece, &mut ids);
+                    self.word(vocab, &word[start..i], &mut piece, &mut ids);
+                    self.word(vocab, &word[i..i + 1], &mut piece, &mut ids);
                     start = i + 1;
                 }
             }
-            self.word(&word[start..], &mut piece, &mut ids);
+            self.word(vocab, &word[start..], &mut piece, &mut ids);
         }
         Some(ids)
     }
 
     /// Appends the WordPiece ids of one word (none for an empty one);
     /// `piece` is scratch space.
-    fn word(&self, word: &str, piece: &mut String, ids: &mut Vec<u32>) {
+    fn word(&self, vocab: &ModelWrapper, word: &str, piece: &mut String, ids: &mut Vec<u32>) {
         if word.is_empty() {
             return;
         }
@@ -106,7 +105,7 @@ impl AsciiWordPiece {
                     piece.push_str(&self.prefix);
                 }
                 piece.push_str(&word[start..end]);
-                self.vocab.get(piece.as_str()).map(|&id| (id, end))
+                vocab.token_to_id(piece).map(|id| (id, end))
             });
             let Some((id, end)) = found else {
                 ids.truncate(first);
@@ -185,7 +184,7 @@ mod tests {
         let mut took = 0;
         for text in texts() {
             let want = tokenizer.encode(text.as_str(), false).unwrap().get_ids().to_vec();
-            if let Some(got) = fast.ids(&text) {
+            if let Some(got) = fast.ids(&tokenizer, &text) {
                 assert_eq!(got, want, "{text:?}");
                 took += 1;
             }
@@ -195,9 +194,10 @@ mod tests {
 
     #[test]
     fn leaves_other_text_and_added_tokens_to_tokenizers() {
-        let fast = AsciiWordPiece::of(&tokenizer()).unwrap();
-        assert_eq!(fast.ids("café au lait"), None);
-        assert_eq!(fast.ids("end [SEP] of it"), None);
-        assert!(fast.ids("end [sep] of it").is_some(), "added tokens match as written");
+        let tokenizer = tokenizer();
+        let fast = AsciiWordPiece::of(&tokenizer).unwrap();
+        assert_eq!(fast.ids(&tokenizer, "café au lait"), None);
+        assert_eq!(fast.ids(&tokenizer, "end [SEP] of it"), None);
+        assert!(fast.ids(&tokenizer, "end [sep] of it").is_some(), "added tokens match as written");
     }
 }
