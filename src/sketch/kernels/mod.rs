@@ -97,8 +97,11 @@ impl Kernel {
 /// eight (AVX2) or sixteen (AVX-512) `u32`/`f32` lanes per instruction instead
 /// of four, and with AVX-512 twice the registers, which the ICWS loop's
 /// constants need.
+/// A kernel may name another [`portable`] function of the same signature
+/// for AVX-512 (`=> avx512: name`) where a wider register changes how the
+/// source is best written, not only how it compiles.
 macro_rules! kernels {
-    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)?;)*) => {
+    ($($(#[$doc:meta])* fn $name:ident($($arg:ident: $ty:ty),*) $(-> $ret:ty)? $(=> avx512: $wide:ident)?;)*) => {
         impl Kernel {
             $($(#[$doc])* pub fn $name(self, $($arg: $ty),*) $(-> $ret)? {
                 match self.0 {
@@ -123,9 +126,16 @@ macro_rules! kernels {
             pub mod avx512 {
                 use super::super::*;
                 $(#[target_feature(enable = "avx512f,popcnt")]
-                pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? { portable::$name($($arg),*) })*
+                pub unsafe fn $name($($arg: $ty),*) $(-> $ret)? { (first!($(portable::$wide,)? portable::$name))($($arg),*) })*
             }
         }
+    };
+}
+
+/// The first of its arguments.
+macro_rules! first {
+    ($first:path $(, $rest:path)*) => {
+        $first
     };
 }
 
@@ -133,7 +143,7 @@ kernels! {
     /// `sig[k] = min(sig[k], min over x in keys of fmix32(x ^ seeds[k]))`.
     fn minhash(keys: &[u32], seeds: &[u32], sig: &mut [u32]);
     /// Folds weighted elements into the running ICWS minima; see [`portable::icws`].
-    fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState);
+    fn icws(keys: &[u32], ln_weights: &[f32], seeds: &IcwsSeeds, state: &mut IcwsState) => avx512: icws_wide;
     /// Bits that differ between two packed codes; see [`portable::hamming`].
     fn hamming(a: &[u64], b: &[u64]) -> u32;
     /// `[a·b, a·a, b·b]` of two int8 vectors; see [`portable::dot_i8`].
