@@ -896,6 +896,34 @@ impl Deduper {
     ///
     /// The semantic stage's, when its embedder fails on a text.
     pub fn compare(&self, pairs: &[(&str, &str)]) -> Result<Vec<(Verdict, PairSignals)>> {
+        Ok(self.compare_with(pairs, |_, _, _| ())?.into_iter().map(|(decided, ())| decided).collect())
+    }
+
+    /// [`Deduper::compare`], with the words the alignment left unmatched on
+    /// each side of a pair of short texts ([`align::unmatched_words`]): the
+    /// reason for a verdict, for people to read. `None` where the texts were
+    /// not aligned (one is long, or they share too little).
+    ///
+    /// # Errors
+    ///
+    /// What [`Deduper::compare`] refuses.
+    #[allow(clippy::type_complexity)]
+    pub fn explain(&self, pairs: &[(&str, &str)]) -> Result<Vec<((Verdict, PairSignals), Option<align::Unmatched>)>> {
+        self.compare_with(pairs, |words, (a, b), signals| {
+            if signals.differences.is_none() || signals.char_sim < align::MIN_CHAR_SIMILARITY {
+                return None;
+            }
+            Some(align::unmatched_words(words.get(a)?, words.get(b)?))
+        })
+    }
+
+    /// [`Deduper::compare`], with `extra` of each pair (its texts' positions
+    /// and signals) computed while the texts are read.
+    fn compare_with<T: Send>(
+        &self,
+        pairs: &[(&str, &str)],
+        extra: impl Fn(&ShortWords, (usize, usize), &PairSignals) -> T + Sync + Send,
+    ) -> Result<Vec<((Verdict, PairSignals), T)>> {
         let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
         let mut texts: Vec<&str> = Vec::new();
         let pair_ids: Vec<(u32, u32)> = pairs
@@ -920,7 +948,10 @@ impl Deduper {
             let text = |k: u32| texts[k as usize];
             self.verify(verifier, &pair_ids, &mut decided, &sigs, &words, text, texts.len(), &Silent)?;
         }
-        Ok(decided)
+        let extras = crate::util::par::map(&pair_ids.iter().zip(&decided).collect::<Vec<_>>(), |&(&(a, b), d)| {
+            extra(&words, (a as usize, b as usize), &d.1)
+        });
+        Ok(decided.into_iter().zip(extras).collect())
     }
 
     /// Signs texts as one corpus: the statistics are those of these texts

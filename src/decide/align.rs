@@ -497,15 +497,42 @@ impl<'t> Reading<'t> {
 /// and nothing else, and a pair's verdict does not depend on which text
 /// came first.
 pub fn differences(a: &Words, b: &Words) -> Differences {
-    if a.tokens.iter().map(|t| t.hash).gt(b.tokens.iter().map(|t| t.hash)) {
-        let d = aligned(b, a);
+    if swapped(a, b) {
+        let d = aligned(b, a).0;
         return Differences { residue_a: d.residue_b, residue_b: d.residue_a, ..d };
     }
-    aligned(a, b)
+    aligned(a, b).0
 }
 
-/// [`differences`] with the texts in the order given.
-fn aligned(a: &Words, b: &Words) -> Differences {
+/// The words [`differences`] left unmatched on each side, with their
+/// information: what tells the two texts apart, in the order of the texts.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Unmatched {
+    /// Words of the first text the second lacks.
+    pub a: Vec<(String, f32)>,
+    /// Words of the second text the first lacks.
+    pub b: Vec<(String, f32)>,
+}
+
+/// What [`differences`] left unmatched in `a` and in `b` (as normalized).
+pub fn unmatched_words(a: &Words, b: &Words) -> Unmatched {
+    let left = |t: &[Token]| t.iter().filter(|x| !x.matched).map(|x| (x.text.to_owned(), x.info)).collect();
+    if swapped(a, b) {
+        let (_, tb, ta) = aligned(b, a);
+        return Unmatched { a: left(&ta), b: left(&tb) };
+    }
+    let (_, ta, tb) = aligned(a, b);
+    Unmatched { a: left(&ta), b: left(&tb) }
+}
+
+/// Whether the alignment runs with the texts the other way round.
+fn swapped(a: &Words, b: &Words) -> bool {
+    a.tokens.iter().map(|t| t.hash).gt(b.tokens.iter().map(|t| t.hash))
+}
+
+/// [`differences`] with the texts in the order given, and each text's words
+/// as the alignment left them ([`Token::matched`]).
+fn aligned<'t>(a: &Words<'t>, b: &Words<'t>) -> (Differences, Vec<Token<'t>>, Vec<Token<'t>>) {
     let (mut ta, mut tb) = (a.tokens.clone(), b.tokens.clone());
     // Roles count when both texts have as many direction words: in "but to
     // our God" / "unto our God" every word would otherwise change side.
@@ -551,7 +578,7 @@ fn aligned(a: &Words, b: &Words) -> Differences {
     if rare_left(&ta) || rare_left(&tb) {
         matched += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied));
     }
-    Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }
+    (Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }, ta, tb)
 }
 
 /// Pairs each unmatched word of `ta` with the first unmatched word of `tb`
@@ -1028,6 +1055,24 @@ mod tests {
         let (fa, fb) = (fold(a), fold(b));
         let chunks_of = |original: &str, folded: &str| chunks(original, words(folded).len() as u32, fold);
         super::differences(&stats.read(&fa, &chunks_of(a, &fa)), &stats.read(&fb, &chunks_of(b, &fb)))
+    }
+
+    #[test]
+    fn the_unmatched_words_are_what_tells_two_texts_apart_in_their_order() {
+        let texts = ["python sdk for aws eventbridge", "python sdk for aws opensearch", "python sdk for aws"];
+        let stats = WordStats::from_texts(texts, 0);
+        let [a, b, c] = texts.map(|t| stats.read(t, &[]));
+        let names = |w: &[(String, f32)]| w.iter().map(|(x, _)| x.clone()).collect::<Vec<_>>();
+        let info = |w: &[(String, f32)]| w.iter().map(|(_, i)| i).sum::<f32>();
+        // Both orders, so that the alignment runs once as given and once swapped.
+        for (x, y, only_x, only_y) in [(&a, &b, "eventbridge", "opensearch"), (&b, &a, "opensearch", "eventbridge")] {
+            let (u, d) = (unmatched_words(x, y), super::differences(x, y));
+            assert_eq!((names(&u.a), names(&u.b)), (vec![only_x.to_owned()], vec![only_y.to_owned()]));
+            assert!((info(&u.a) - d.residue_a).abs() < 1e-6 && (info(&u.b) - d.residue_b).abs() < 1e-6, "{u:?} {d:?}");
+        }
+        let added = unmatched_words(&c, &a);
+        assert_eq!((names(&added.a), names(&added.b)), (vec![], vec!["eventbridge".to_owned()]));
+        assert_eq!(unmatched_words(&a, &a), Unmatched::default());
     }
 
     #[test]

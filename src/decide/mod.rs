@@ -109,6 +109,11 @@ pub struct Comparison {
     pub uncertainty: Option<f32>,
     /// What was measured of the pair.
     pub signals: PairSignals,
+    /// The words the alignment left unmatched on each side, when it was
+    /// asked for ([`Deduper::explain`](crate::Deduper::explain)) and the
+    /// texts were aligned.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmatched: Option<align::Unmatched>,
 }
 
 impl Comparison {
@@ -121,7 +126,13 @@ impl Comparison {
             probability: verdict.confidence.map(|c| c.probability),
             uncertainty: verdict.confidence.map(|c| c.uncertainty),
             signals,
+            unmatched: None,
         }
+    }
+
+    /// The report with what the alignment left unmatched.
+    pub fn with_unmatched(self, unmatched: Option<align::Unmatched>) -> Self {
+        Comparison { unmatched, ..self }
     }
 }
 

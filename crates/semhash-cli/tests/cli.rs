@@ -402,6 +402,7 @@ fn compare_scores_each_pair() {
     let pairs = concat!(
         "{\"id\": \"p1\", \"a\": \"The quick brown fox jumps over the lazy dog\", \"b\": \"The quick brown fox jumped over the lazy dog\"}\n",
         "{\"id\": \"p2\", \"a\": \"The quick brown fox jumps over the lazy dog\", \"b\": \"Compilers translate source code into machine code\"}\n",
+        "{\"id\": \"p3\", \"a\": \"Python SDK for AWS Eventbridge\", \"b\": \"Python SDK for AWS Opensearch\"}\n",
     );
     let path = write(dir.path(), "pairs.jsonl", pairs.as_bytes());
     let out = dir.path().join("out.jsonl");
@@ -411,6 +412,14 @@ fn compare_scores_each_pair() {
     assert_eq!((rows[0]["id"].as_str(), rows[0]["duplicate"].as_bool()), (Some("p1"), Some(true)));
     assert_eq!((rows[1]["relation"].as_str(), rows[1]["duplicate"].as_bool()), (Some("none"), Some(false)));
     assert!(rows[0]["signals"]["char_sim"].as_f64().unwrap() > rows[1]["signals"]["char_sim"].as_f64().unwrap());
+    // What the alignment left unmatched is the reason, in the texts' order.
+    assert_eq!(rows[0]["unmatched"], serde_json::json!({"a": [], "b": []}), "an inflection is matched");
+    assert!(rows[1].get("unmatched").is_none(), "too little shared to be aligned: {}", rows[1]);
+    let word = |side: &str| rows[2]["unmatched"][side][0][0].clone();
+    assert_eq!(
+        (rows[2]["relation"].as_str(), word("a"), word("b")),
+        (Some("none"), "eventbridge".into(), "opensearch".into())
+    );
 }
 
 #[test]

@@ -109,8 +109,9 @@ fn compare(a: &str, b: &str, config: Option<&str>) -> PyResult<String> {
     for text in [a, b] {
         deduper.check(text).map_err(py_error)?;
     }
-    let (verdict, signals) = deduper.compare(&[(a, b)]).map_err(py_error)?.remove(0);
-    Ok(serde_json::to_string(&Comparison::new(&verdict, signals)).expect("a comparison serialises"))
+    let ((verdict, signals), unmatched) = deduper.explain(&[(a, b)]).map_err(py_error)?.remove(0);
+    let comparison = Comparison::new(&verdict, signals).with_unmatched(unmatched);
+    Ok(serde_json::to_string(&comparison).expect("a comparison serialises"))
 }
 
 /// Signatures kept in a store directory, added to and queried over time.

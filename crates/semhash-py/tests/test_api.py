@@ -82,6 +82,10 @@ def test_compare_says_why():
     assert near["duplicate"] and near["relation"] == "near"
     assert "char_sim" in near["signals"]
     assert not compare(FOX, OTHER)["duplicate"]
+    apart = compare("Python SDK for AWS Eventbridge", "Python SDK for AWS Opensearch")
+    assert not apart["duplicate"]
+    assert [w for w, _ in apart["unmatched"]["a"]] == ["eventbridge"]
+    assert [w for w, _ in apart["unmatched"]["b"]] == ["opensearch"]
     with pytest.raises(SemHashError):
         compare(FOX, "")
     with pytest.raises(SemHashError, match="surrogate"):

@@ -222,7 +222,9 @@ def dedup(
 
 def compare(a: str, b: str, *, config: Config = None) -> dict:
     """Whether two texts are duplicates: ``duplicate``, ``relation``,
-    ``score`` and the ``signals`` that decided (as ``semhash compare``)."""
+    ``score``, the ``signals`` that decided and, for two short texts that
+    were aligned, the ``unmatched`` words of each with their information
+    (as ``semhash compare``)."""
     for name, text in (("a", a), ("b", b)):
         if not isinstance(text, str):
             raise SemHashError(f"{name} must be a string, got {type(text).__name__}")
