@@ -109,9 +109,18 @@ pub struct Comparison {
     pub uncertainty: Option<f32>,
     /// What was measured of the pair.
     pub signals: PairSignals,
-    /// The words the alignment left unmatched on each side, when it was
-    /// asked for ([`Deduper::explain`](crate::Deduper::explain)) and the
-    /// texts were aligned.
+}
+
+/// A [`Comparison`] with the words the alignment left unmatched on each
+/// side, where the texts were aligned ([`Deduper::explain`](crate::Deduper::explain)).
+/// Its own type, so that a build that only compares (the lite wasm module,
+/// at its size budget) carries no code for the words.
+#[derive(Clone, Debug, Serialize)]
+pub struct Explained {
+    /// The verdict and its signals.
+    #[serde(flatten)]
+    pub comparison: Comparison,
+    /// What tells the two texts apart.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unmatched: Option<align::Unmatched>,
 }
@@ -126,13 +135,12 @@ impl Comparison {
             probability: verdict.confidence.map(|c| c.probability),
             uncertainty: verdict.confidence.map(|c| c.uncertainty),
             signals,
-            unmatched: None,
         }
     }
 
     /// The report with what the alignment left unmatched.
-    pub fn with_unmatched(self, unmatched: Option<align::Unmatched>) -> Self {
-        Comparison { unmatched, ..self }
+    pub fn with_unmatched(self, unmatched: Option<align::Unmatched>) -> Explained {
+        Explained { comparison: self, unmatched }
     }
 }
 

@@ -133,6 +133,7 @@ macro_rules! kernels {
 }
 
 /// The first of its arguments.
+#[cfg(target_arch = "x86_64")]
 macro_rules! first {
     ($first:path $(, $rest:path)*) => {
         $first
