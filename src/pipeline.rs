@@ -534,7 +534,7 @@ impl Deduper {
 
     /// [`Deduper::verdict`], with the texts at hand read only if the pair is
     /// aligned: most candidate pairs share too little
-    /// ([`align::MIN_CHAR_SIMILARITY`]), and reading a text costs more than
+    /// ([`align::worth_aligning`]), and reading a text costs more than
     /// comparing two signatures.
     pub(crate) fn verdict_reading<'w, 't: 'w>(
         &self,
@@ -544,7 +544,7 @@ impl Deduper {
     ) -> (Verdict, PairSignals) {
         let mut signals = PairSignals::between(a, b, self.config.decide.min_samples());
         signals.differences = words.map(|read| {
-            if signals.char_sim >= align::MIN_CHAR_SIMILARITY {
+            if align::worth_aligning(signals.char_sim) {
                 let (x, y) = read();
                 align::differences(x, y)
             } else {
@@ -910,7 +910,7 @@ impl Deduper {
     #[allow(clippy::type_complexity)]
     pub fn explain(&self, pairs: &[(&str, &str)]) -> Result<Vec<((Verdict, PairSignals), Option<align::Unmatched>)>> {
         self.compare_with(pairs, |words, (a, b), signals| {
-            if signals.differences.is_none() || signals.char_sim < align::MIN_CHAR_SIMILARITY {
+            if signals.differences.is_none() || !align::worth_aligning(signals.char_sim) {
                 return None;
             }
             Some(align::unmatched_words(words.get(a)?, words.get(b)?))

@@ -314,8 +314,13 @@ pub struct Differences {
 /// the 100k bench corpus, a third of its time).
 pub const MIN_CHAR_SIMILARITY: f32 = 0.3;
 
+/// Whether two short texts of this char similarity are aligned ([`MIN_CHAR_SIMILARITY`]).
+pub fn worth_aligning(char_sim: f32) -> bool {
+    char_sim >= MIN_CHAR_SIMILARITY
+}
+
 impl Differences {
-    /// Two texts not aligned ([`MIN_CHAR_SIMILARITY`]): nothing in common.
+    /// Two texts not aligned ([`worth_aligning`]): nothing in common.
     pub fn apart() -> Self {
         Differences { matched: 0.0, residue_a: 1.0, residue_b: 1.0 }
     }
@@ -497,11 +502,7 @@ impl<'t> Reading<'t> {
 /// and nothing else, and a pair's verdict does not depend on which text
 /// came first.
 pub fn differences(a: &Words, b: &Words) -> Differences {
-    if swapped(a, b) {
-        let d = aligned(b, a).0;
-        return Differences { residue_a: d.residue_b, residue_b: d.residue_a, ..d };
-    }
-    aligned(a, b).0
+    aligned_either_way(a, b).0
 }
 
 /// The words [`differences`] left unmatched on each side, with their
@@ -517,17 +518,18 @@ pub struct Unmatched {
 /// What [`differences`] left unmatched in `a` and in `b` (as normalized).
 pub fn unmatched_words(a: &Words, b: &Words) -> Unmatched {
     let left = |t: &[Token]| t.iter().filter(|x| !x.matched).map(|x| (x.text.to_owned(), x.info)).collect();
-    if swapped(a, b) {
-        let (_, tb, ta) = aligned(b, a);
-        return Unmatched { a: left(&ta), b: left(&tb) };
-    }
-    let (_, ta, tb) = aligned(a, b);
+    let (_, ta, tb) = aligned_either_way(a, b);
     Unmatched { a: left(&ta), b: left(&tb) }
 }
 
-/// Whether the alignment runs with the texts the other way round.
-fn swapped(a: &Words, b: &Words) -> bool {
-    a.tokens.iter().map(|t| t.hash).gt(b.tokens.iter().map(|t| t.hash))
+/// [`aligned`] in the order of the texts' word hashes ([`differences`]),
+/// its results given back in the order `a`, `b`.
+fn aligned_either_way<'t>(a: &Words<'t>, b: &Words<'t>) -> (Differences, Vec<Token<'t>>, Vec<Token<'t>>) {
+    if a.tokens.iter().map(|t| t.hash).gt(b.tokens.iter().map(|t| t.hash)) {
+        let (d, tb, ta) = aligned(b, a);
+        return (Differences { residue_a: d.residue_b, residue_b: d.residue_a, ..d }, ta, tb);
+    }
+    aligned(a, b)
 }
 
 /// [`differences`] with the texts in the order given, and each text's words
