@@ -41,7 +41,8 @@ def best_f1(scored):
         if k + 1 < len(scored) and scored[k + 1][0] == s:
             continue
         f1 = 2 * tp / (tp + fp + p_total)
-        best = max(best, (f1, s))
+        if f1 > best[0]:  # on F1 alone: a tie would compare a score with None
+            best = (f1, s)
     return best
 
 
