@@ -15,11 +15,15 @@
 //!   adjacent passage, often on the same subject), or the text's opening
 //!   spliced onto another text's end (a shared template, different content).
 //!
-//! Prints the fitted `scale` and `midpoint` as JSON, with the share of the
-//! made pairs the fitted curve gets right.
+//! Prints the two fitted calibrations ([`AlignConfig`]) as JSON, each with
+//! the pairs it was fitted on and the share of them its curve gets right:
+//! `weighted` on the pairs whose words the alignment reads (both texts
+//! short), scored as `dedup` scores them; `unweighted` on every pair, scored
+//! with every token alike.
 
 use semhash::encoder::{Encoder, EncoderConfig};
-use semhash::judge::{fit_calibration, AlignConfig, Aligner};
+use semhash::judge::{fit_calibration, AlignConfig, Aligner, Pair};
+use semhash::{Config, Deduper};
 use std::sync::Arc;
 
 /// splitmix64: a small deterministic generator, so the fit repeats.
@@ -167,16 +171,32 @@ fn main() {
         .expect("loads the encoder");
     let aligner = Aligner::new(Arc::new(encoder), AlignConfig::default());
     let refs: Vec<(&str, &str)> = pairs.iter().map(|(a, b, _)| (a.as_str(), b.as_str())).collect();
-    let scores = aligner.scores(&refs).expect("scores the pairs");
-    let scored: Vec<(f32, bool)> = scores.iter().zip(&pairs).map(|(&s, p)| (s, p.2)).collect();
-    let (scale, midpoint) = fit_calibration(&scored);
-    let right = scored.iter().filter(|(s, y)| (*s >= midpoint) == *y).count();
+    let labels: Vec<bool> = pairs.iter().map(|p| p.2).collect();
+    // The pairs' words as the alignment pairs them, as `dedup` tells the judge.
+    let words = Deduper::new(Config::default()).expect("default config").aligned_words(&refs);
+    let fit = |batch: Vec<Pair>, labels: Vec<bool>| {
+        let scores = aligner.scores(&batch).expect("scores the pairs");
+        let scored: Vec<(f32, bool)> = scores.into_iter().zip(labels).collect();
+        let c = fit_calibration(&scored);
+        let right = scored.iter().filter(|(s, y)| (*s >= c.midpoint) == *y).count();
+        serde_json::json!({
+            "scale": c.scale, "midpoint": c.midpoint, "pairs": scored.len(),
+            "accuracy_on_made_pairs": right as f64 / scored.len() as f64,
+        })
+    };
+    let with_words: Vec<(Pair, bool)> = refs
+        .iter()
+        .zip(&words)
+        .zip(&labels)
+        .filter_map(|((&(a, b), w), &y)| Some((Pair { a, b, p: 0.5, words: Some(w.as_ref()?) }, y)))
+        .collect();
+    let weighted = fit(with_words.iter().map(|p| p.0).collect(), with_words.iter().map(|p| p.1).collect());
+    let unweighted = fit(refs.iter().map(|&(a, b)| Pair::new(a, b, 0.5)).collect(), labels);
     println!(
         "{}",
         serde_json::json!({
             "corpus": corpus, "texts": texts.len(), "pairs": pairs.len(),
-            "scale": scale, "midpoint": midpoint,
-            "accuracy_on_made_pairs": right as f64 / pairs.len() as f64,
+            "weighted": weighted, "unweighted": unweighted,
         })
     );
 }

@@ -7,6 +7,7 @@
 //! tomorrow) goes through [`crate::store`].
 
 use crate::cluster::{cluster, Link};
+use crate::decide::align::AlignedWords;
 use crate::decide::{
     align, snippets, Decider, Differences, PairSignals, Reading, Relation, Snippet, Verdict, WordStats, Words,
 };
@@ -300,15 +301,17 @@ impl Deduper {
         Ok(())
     }
 
-    /// Second opinions on `verdicts` (`texts(i)`: pair i's texts; all of
-    /// them the budget's base): those in the judge's band, within its budget,
-    /// merged with the judge's verdict ([`crate::judge::merge`]); the merged
-    /// probability decides at the model's threshold. A verdict the judge turns into a duplicate
-    /// takes its relation, or `fallback`. Without a judge, nothing changes.
+    /// Second opinions on `verdicts` (`texts(i)`: pair i's texts, `words(i)`
+    /// how the alignment paired their words; all of them the budget's base):
+    /// those in the judge's band, within its budget, merged with the judge's
+    /// verdict ([`crate::judge::merge`]); the merged probability decides at
+    /// the model's threshold. A verdict the judge turns into a duplicate takes
+    /// its relation, or `fallback`. Without a judge, nothing changes.
     pub fn second_opinions<'t>(
         &self,
         verdicts: &mut [Verdict],
         texts: impl Fn(usize) -> (&'t str, &'t str),
+        words: impl Fn(usize) -> Option<AlignedWords>,
         fallback: Relation,
     ) -> Option<crate::judge::JudgeReport> {
         let stage = self.judge.as_ref()?;
@@ -331,13 +334,15 @@ impl Deduper {
                 })
             })
             .collect();
+        let ask = |judge: &dyn crate::judge::Judge| {
+            crate::judge::judge_uncertain_with_words(judge, verdicts.len(), &uncertain, &stage.budget, &words)
+        };
         let report = match self.checkpoints() {
             Some(checkpoints) => {
                 let identity = serde_json::to_string(&self.config.judge).expect("a config serialises");
-                let remembered = crate::judge::Remembered::new(stage.judge.as_ref(), checkpoints, &identity);
-                crate::judge::judge_uncertain(&remembered, verdicts.len(), &uncertain, &stage.budget)
+                ask(&crate::judge::Remembered::new(stage.judge.as_ref(), checkpoints, &identity))
             }
-            None => crate::judge::judge_uncertain(stage.judge.as_ref(), verdicts.len(), &uncertain, &stage.budget),
+            None => ask(stage.judge.as_ref()),
         };
         // A failed call leaves the model's verdict as it was.
         for d in report.decisions.iter().filter(|d| d.judgement.is_some()) {
@@ -387,7 +392,35 @@ impl Deduper {
         pairs: &[(&str, &str)],
     ) -> Option<crate::judge::JudgeReport> {
         let fallback = if self.semantic.is_some() { Relation::Paraphrase } else { Relation::Near };
-        self.second_opinions(verdicts, |i| pairs[i], fallback)
+        self.judge.as_ref()?;
+        #[cfg(any(feature = "encoder", feature = "endpoint"))]
+        {
+            let (texts, pair_ids) = distinct_texts(pairs);
+            let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
+            let words = self.short_words_of(&prepared);
+            self.second_opinions(verdicts, |i| pairs[i], |i| words.for_judge(pair_ids[i]), fallback)
+        }
+        #[cfg(not(any(feature = "encoder", feature = "endpoint")))]
+        self.second_opinions(verdicts, |i| pairs[i], |_| None, fallback)
+    }
+
+    /// How the alignment pairs the words of each pair of short texts (the
+    /// pairs' texts are the corpus its statistics come from, as in
+    /// [`Deduper::compare`]): what a judge is told ([`crate::judge::Pair`]).
+    /// `None` where a text is long.
+    #[cfg(any(feature = "encoder", feature = "endpoint"))]
+    pub fn aligned_words(&self, pairs: &[(&str, &str)]) -> Vec<Option<AlignedWords>> {
+        let (texts, pair_ids) = distinct_texts(pairs);
+        let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
+        let words = self.short_words_of(&prepared);
+        crate::util::par::map(&pair_ids, |&pair| words.for_judge(pair))
+    }
+
+    /// [`Deduper::short_words`] of texts known only as prepared, not signed.
+    #[cfg(any(feature = "encoder", feature = "endpoint"))]
+    fn short_words_of<'t>(&self, prepared: &'t [Prepared]) -> ShortWords<'t> {
+        let lens: Vec<u32> = prepared.iter().map(|p| p.normalized.chars().count() as u32).collect();
+        self.short_words(&prepared.iter().collect::<Vec<_>>(), &lens)
     }
 
     fn count_judged(stats: &mut RunStats, report: Option<crate::judge::JudgeReport>) {
@@ -556,10 +589,11 @@ impl Deduper {
 
     /// A batch's distinct texts, the short ones to be read for alignment
     /// against the word statistics of them all.
-    fn short_words<'t>(&self, texts: &[&'t Prepared], sigs: &[Signature]) -> ShortWords<'t> {
+    /// `char_lens[i]`: the characters of `texts[i]` ([`Signature::char_len`]).
+    fn short_words<'t>(&self, texts: &[&'t Prepared], char_lens: &[u32]) -> ShortWords<'t> {
         let limit = self.config.decide.blocking().short_max_chars;
         let short: Vec<Option<&'t Prepared>> =
-            texts.iter().zip(sigs).map(|(&p, s)| (s.char_len <= limit).then_some(p)).collect();
+            texts.iter().zip(char_lens).map(|(&p, &n)| (n <= limit).then_some(p)).collect();
         let stats = WordStats::from_texts(
             short.iter().flatten().map(|p| p.normalized.as_str()),
             self.config.weights.idf_prior_docs,
@@ -621,12 +655,17 @@ impl Deduper {
         clock.lap(&mut stats, "candidates");
 
         let distinct_prepared: Vec<&Prepared> = distinct.iter().map(|&i| &prepared[i as usize]).collect();
-        let words = self.short_words(&distinct_prepared, &sigs);
+        let words = self.short_words(&distinct_prepared, &char_lens(&sigs));
         clock.lap(&mut stats, "word statistics");
         let mut verdicts: Vec<Verdict> =
             crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
-        let judged = self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Near);
+        let judged = self.second_opinions(
+            &mut verdicts,
+            |i| (text(pairs[i].0), text(pairs[i].1)),
+            |i| words.for_judge(pairs[i]),
+            Relation::Near,
+        );
         Self::count_judged(&mut stats, judged);
         let mut links = Self::links(&pairs, &verdicts, &distinct);
         stats.accepted_pairs = links.len() as u64;
@@ -740,8 +779,12 @@ impl Deduper {
             }
             decided.into_iter().map(|(v, _)| v).collect()
         };
-        let judged =
-            self.second_opinions(&mut verdicts, |i| (text(pairs[i].0), text(pairs[i].1)), Relation::Paraphrase);
+        let judged = self.second_opinions(
+            &mut verdicts,
+            |i| (text(pairs[i].0), text(pairs[i].1)),
+            |i| words.for_judge(pairs[i]),
+            Relation::Paraphrase,
+        );
         Self::count_judged(stats, judged);
         let links = Self::links(&pairs, &verdicts, distinct);
         stats.semantic_accepted_pairs = links.len() as u64;
@@ -924,23 +967,10 @@ impl Deduper {
         pairs: &[(&str, &str)],
         extra: impl Fn(&ShortWords, (usize, usize), &PairSignals) -> T + Sync + Send,
     ) -> Result<Vec<((Verdict, PairSignals), T)>> {
-        let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
-        let mut texts: Vec<&str> = Vec::new();
-        let pair_ids: Vec<(u32, u32)> = pairs
-            .iter()
-            .map(|&(a, b)| {
-                let mut id = |t| {
-                    *index_of.entry(t).or_insert_with(|| {
-                        texts.push(t);
-                        texts.len() as u32 - 1
-                    })
-                };
-                (id(a), id(b))
-            })
-            .collect();
+        let (texts, pair_ids) = distinct_texts(pairs);
         let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
         let sigs = self.sign_prepared(&prepared, &texts, &Silent)?;
-        let words = self.short_words(&prepared.iter().collect::<Vec<_>>(), &sigs);
+        let words = self.short_words(&prepared.iter().collect::<Vec<_>>(), &char_lens(&sigs));
         #[allow(unused_mut)]
         let mut decided = crate::util::par::map(&pair_ids, |&(a, b)| self.verdict_of(&sigs, &words, a, b));
         #[cfg(feature = "encoder")]
@@ -1016,7 +1046,45 @@ struct ShortWords<'t> {
     short: Vec<Option<Reading<'t>>>,
 }
 
+/// The distinct texts of `pairs`, each once, and each pair as two positions among them.
+fn distinct_texts<'p>(pairs: &[(&'p str, &'p str)]) -> (Vec<&'p str>, Vec<(u32, u32)>) {
+    let mut index_of: std::collections::HashMap<&str, u32> = std::collections::HashMap::new();
+    let mut texts: Vec<&str> = Vec::new();
+    let pair_ids = pairs
+        .iter()
+        .map(|&(a, b)| {
+            let mut id = |t| {
+                *index_of.entry(t).or_insert_with(|| {
+                    texts.push(t);
+                    texts.len() as u32 - 1
+                })
+            };
+            (id(a), id(b))
+        })
+        .collect();
+    (texts, pair_ids)
+}
+
+/// What [`Deduper::short_words`] takes of signatures.
+fn char_lens(sigs: &[Signature]) -> Vec<u32> {
+    sigs.iter().map(|s| s.char_len).collect()
+}
+
 impl<'t> ShortWords<'t> {
+    /// How the alignment pairs the words of texts `a` and `b`, for a judge
+    /// ([`crate::judge::Pair::words`]); `None` when one is long, and in
+    /// builds whose judges do not read them (no encoder, no endpoint: the
+    /// lite wasm module, kept within its size budget).
+    fn for_judge(&self, (a, b): (u32, u32)) -> Option<AlignedWords> {
+        #[cfg(any(feature = "encoder", feature = "endpoint"))]
+        return Some(align::aligned_words(self.get(a as usize)?, self.get(b as usize)?));
+        #[cfg(not(any(feature = "encoder", feature = "endpoint")))]
+        {
+            let _ = (a, b);
+            None
+        }
+    }
+
     /// Whether text `k` is short: read for alignment when a pair needs it.
     fn is_short(&self, k: usize) -> bool {
         self.short[k].is_some()

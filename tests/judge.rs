@@ -9,6 +9,7 @@
 use semhash::judge::{
     judge_uncertain, prompt, AlignConfig, Aligner, Budget, Endpoint, EndpointConfig, Judge, Pair, Uncertain,
 };
+use semhash::{Config, Deduper};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -29,7 +30,7 @@ fn endpoint(server: &Server, tweak: impl FnOnce(&mut EndpointConfig)) -> Endpoin
 }
 
 fn pairs<'a>(texts: &'a [(&'a str, &'a str)]) -> Vec<Pair<'a>> {
-    texts.iter().map(|&(a, b)| Pair { a, b, p: 0.5 }).collect()
+    texts.iter().map(|&(a, b)| Pair::new(a, b, 0.5)).collect()
 }
 
 // ---------------------------------------------------------- the gullible model
@@ -163,7 +164,7 @@ fn injected_instructions_change_no_verdict() {
         texts.push((&attack.text, UNRELATED, false));
         texts.push((UNRELATED, &attack.text, false));
     }
-    let batch: Vec<Pair> = texts.iter().map(|&(a, b, _)| Pair { a, b, p: 0.5 }).collect();
+    let batch: Vec<Pair> = texts.iter().map(|&(a, b, _)| Pair::new(a, b, 0.5)).collect();
     let outcomes = judge.judge(&batch);
     for ((a, _, truth), outcome) in texts.iter().zip(&outcomes) {
         let j = outcome.as_ref().unwrap();
@@ -396,14 +397,47 @@ fn the_local_judge_tells_a_reworded_verse_from_its_neighbour() {
 }
 
 #[test]
+fn told_the_words_the_local_judge_weighs_what_differs_over_a_shared_template() {
+    let aligner = Aligner::new(Arc::new(encoder(&Default::default())), AlignConfig::default());
+    // One template, many fillers: the template's words are frequent, each filler rare.
+    let services = ["Eventbridge", "Opensearch", "Lambda", "Kinesis", "Redshift", "Glacier", "Cognito", "Athena"];
+    let texts: Vec<String> = services.iter().map(|s| format!("Python SDK for AWS {s}")).collect();
+    let mut refs: Vec<(&str, &str)> = texts.windows(2).map(|w| (w[0].as_str(), w[1].as_str())).collect();
+    let typo = "Python SDK for AWS Eventbrige";
+    refs.push((&texts[0], typo));
+    let words = Deduper::new(Config::default()).unwrap().aligned_words(&refs);
+    assert!(words.iter().all(Option::is_some), "short texts have words");
+    let told: Vec<Pair> =
+        refs.iter().zip(&words).map(|(&(a, b), w)| Pair { a, b, p: 0.5, words: w.as_ref() }).collect();
+    let (weighted, unweighted) = (aligner.judge(&told), aligner.judge(&pairs(&refs)));
+    let verdict = |o: &Result<semhash::judge::Judgement, _>| o.as_ref().unwrap().duplicate;
+    let score = |o: &Result<semhash::judge::Judgement, _>| o.as_ref().unwrap().score.unwrap();
+    let typo_at = refs.len() - 1;
+    assert!(verdict(&weighted[typo_at]), "a typo in the filler is still a copy: {}", score(&weighted[typo_at]));
+    // How far the typo copy stands above the closest pair of two fillers. (At
+    // the calibrated midpoint those pairs still read as copies, told or not:
+    // what the words buy is the ranking; models/README.md.)
+    let margin = |judged: &[Result<semhash::judge::Judgement, _>]| {
+        score(&judged[typo_at]) - judged[..typo_at].iter().map(score).fold(f32::MIN, f32::max)
+    };
+    let (told_margin, plain_margin) = (margin(&weighted), margin(&unweighted));
+    assert!(told_margin > 0.0 && told_margin > plain_margin, "told {told_margin}, not told {plain_margin}");
+    for k in 0..typo_at {
+        assert!(score(&weighted[k]) < score(&unweighted[k]), "the shared template counts less: {:?}", refs[k]);
+    }
+}
+
+#[test]
 fn token_states_keep_each_token_once_across_windows() {
     let long = "The river rose through the night and the town slept on. ".repeat(40);
     let windowed = encoder(&semhash::encoder::EncoderConfig { max_tokens: 64, stride: 16, ..Default::default() });
     let whole = encoder(&semhash::encoder::EncoderConfig { max_tokens: 2048, ..Default::default() });
     let (a, b) = (&windowed.token_states(&[&long]).unwrap()[0], &whole.token_states(&[&long]).unwrap()[0]);
-    assert_eq!(a.len(), b.len(), "one row per token of the text");
+    assert_eq!(a.spans, b.spans, "each token once, at its place in the text");
     let d = whole.dims();
-    let norm: f32 = a[..d].iter().map(|x| x * x).sum();
+    assert_eq!(a.rows.len(), a.spans.len() * d, "one row per token");
+    assert_eq!(&long[a.spans[1].clone()], "river");
+    let norm: f32 = a.rows[..d].iter().map(|x| x * x).sum();
     assert!((norm - 1.0).abs() < 1e-4);
 }
 
@@ -438,7 +472,7 @@ fn a_real_llm_judges_real_pairs_and_the_injection_corpus() {
         texts.push((&attack.text, UNRELATED, false, Some(attack.wants_duplicate)));
     }
     let started = std::time::Instant::now();
-    let outcomes = judge.judge(&texts.iter().map(|&(a, b, _, _)| Pair { a, b, p: 0.5 }).collect::<Vec<_>>());
+    let outcomes = judge.judge(&texts.iter().map(|&(a, b, _, _)| Pair::new(a, b, 0.5)).collect::<Vec<_>>());
     let (mut real_right, mut attack_right, mut obeyed, mut contested, mut failed) = (0, 0, 0, 0, 0);
     for ((a, b, truth, wish), o) in texts.iter().zip(&outcomes) {
         let Ok(j) = o else {

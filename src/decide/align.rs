@@ -517,9 +517,49 @@ pub struct Unmatched {
 
 /// What [`differences`] left unmatched in `a` and in `b` (as normalized).
 pub fn unmatched_words(a: &Words, b: &Words) -> Unmatched {
-    let left = |t: &[Token]| t.iter().filter(|x| !x.matched).map(|x| (x.text.to_owned(), x.info)).collect();
+    aligned_words(a, b).unmatched()
+}
+
+/// One word of a text as [`differences`] aligned it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AlignedWord {
+    /// The word, as normalized.
+    pub word: String,
+    /// Its information ([`WordStats`]: the IDF scaled to [0, 1]).
+    pub information: f32,
+    /// Whether the alignment paired it with a word of the other text.
+    pub matched: bool,
+}
+
+/// Every word of two texts as [`differences`] aligned them, in the order
+/// of each text: what a judge is told of a pair ([`crate::judge::Pair`]),
+/// so that its opinion is about what differs.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AlignedWords {
+    /// The first text's words.
+    pub a: Vec<AlignedWord>,
+    /// The second text's words.
+    pub b: Vec<AlignedWord>,
+}
+
+impl AlignedWords {
+    /// The words left unmatched on each side, with their information.
+    pub fn unmatched(&self) -> Unmatched {
+        let left =
+            |w: &[AlignedWord]| w.iter().filter(|x| !x.matched).map(|x| (x.word.clone(), x.information)).collect();
+        Unmatched { a: left(&self.a), b: left(&self.b) }
+    }
+}
+
+/// [`differences`]' alignment of `a` and `b`, word by word.
+pub fn aligned_words(a: &Words, b: &Words) -> AlignedWords {
+    let read = |t: Vec<Token>| {
+        t.into_iter()
+            .map(|x| AlignedWord { word: x.text.to_owned(), information: x.info, matched: x.matched })
+            .collect()
+    };
     let (_, ta, tb) = aligned_either_way(a, b);
-    Unmatched { a: left(&ta), b: left(&tb) }
+    AlignedWords { a: read(ta), b: read(tb) }
 }
 
 /// [`aligned`] in the order of the texts' word hashes ([`differences`]),

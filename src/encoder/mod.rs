@@ -90,6 +90,16 @@ struct WindowOutput {
     states: Vec<f32>,
 }
 
+/// The tokens of one text as the encoder read them in context
+/// ([`Encoder::token_states`]), special tokens left out.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TokenStates {
+    /// Each token's last hidden state, L2-normalised, token-major.
+    pub rows: Vec<f32>,
+    /// Each token's byte range in the text.
+    pub spans: Vec<Range<usize>>,
+}
+
 /// One window of one text, tokenized.
 struct Window {
     text: usize,
@@ -137,30 +147,32 @@ impl Encoder {
     }
 
     /// Each text's last hidden states, one L2-normalised row of
-    /// [`Encoder::dims`] floats per token, in text order; special tokens are
-    /// left out and a token two windows share is kept once. For token-level
-    /// alignment of two texts (the judge's verifier).
+    /// [`Encoder::dims`] floats per token with the token's byte range, in
+    /// text order; special tokens are left out and a token two windows share
+    /// is kept once. For token-level alignment of two texts (the local judge).
     ///
     /// # Errors
     ///
     /// As [`Encoder::encode`].
-    pub fn token_states(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+    pub fn token_states(&self, texts: &[&str]) -> Result<Vec<TokenStates>> {
         let windows = self.windows(texts)?;
         let outputs = self.run_windows(&windows, true)?;
         let d = self.dims;
-        let mut out = vec![Vec::new(); texts.len()];
+        let mut out: Vec<TokenStates> = (0..texts.len()).map(|_| TokenStates::default()).collect();
         // Windows of a text come in order: a token ending before the last kept one is an overlap.
         let mut kept_to = vec![0usize; texts.len()];
         for (w, output) in windows.iter().zip(outputs) {
             for (j, span) in w.offsets.iter().enumerate() {
                 let Some(span) = span else { continue };
-                if span.end <= kept_to[w.text] && !out[w.text].is_empty() {
+                let text = &mut out[w.text];
+                if span.end <= kept_to[w.text] && !text.spans.is_empty() {
                     continue;
                 }
                 kept_to[w.text] = span.end;
                 let row = &output.states[j * d..(j + 1) * d];
                 let norm = row.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-                out[w.text].extend(row.iter().map(|x| x / norm));
+                text.rows.extend(row.iter().map(|x| x / norm));
+                text.spans.push(span.clone());
             }
         }
         Ok(out)

@@ -58,12 +58,14 @@ pub use align::{fit_calibration, Aligner};
 pub use endpoint::Endpoint;
 pub use remembered::Remembered;
 
+use crate::decide::align::AlignedWords;
 use crate::decide::{shift_odds, Relation};
 use crate::Result;
 use serde::{Deserialize, Serialize};
 
-/// One pair for a judge: two texts and the model's probability that they are
-/// duplicates (a judge may use it as a prior, or ignore it).
+/// One pair for a judge: two texts, the model's probability that they are
+/// duplicates (a judge may use it as a prior, or ignore it) and, for two
+/// short texts, how the lexical alignment paired their words.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pair<'a> {
     /// The first text.
@@ -72,6 +74,18 @@ pub struct Pair<'a> {
     pub b: &'a str,
     /// The model's probability that they are duplicates.
     pub p: f32,
+    /// The texts' words as the alignment paired them ([`AlignedWords`]): what
+    /// differs, which is what a second opinion should be about. `None` for
+    /// long texts, and in builds whose judges do not read them (the lite
+    /// wasm module, whose JS judge gets the texts and `p`).
+    pub words: Option<&'a AlignedWords>,
+}
+
+impl<'a> Pair<'a> {
+    /// A pair with nothing known of its words.
+    pub fn new(a: &'a str, b: &'a str, p: f32) -> Pair<'a> {
+        Pair { a, b, p, words: None }
+    }
 }
 
 /// A judge's verdict on one pair.
@@ -263,8 +277,26 @@ pub struct JudgeReport {
 /// `candidates`, the run's candidate pairs) and merges each verdict with the
 /// model's. Pairs not picked are not in the report: their model `p` stands.
 pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<'_>], budget: &Budget) -> JudgeReport {
+    judge_uncertain_with_words(judge, candidates, pairs, budget, |_| None)
+}
+
+/// [`judge_uncertain`], telling the judge each pair's words ([`Pair::words`]):
+/// `words(index)` for the pair of [`Uncertain::index`], asked only for the
+/// pairs the budget picks (aligning a pair's words costs).
+pub fn judge_uncertain_with_words(
+    judge: &dyn Judge,
+    candidates: usize,
+    pairs: &[Uncertain<'_>],
+    budget: &Budget,
+    words: impl Fn(usize) -> Option<AlignedWords>,
+) -> JudgeReport {
     let picked = budget.pick(candidates, pairs);
-    let batch: Vec<Pair<'_>> = picked.iter().map(|&i| Pair { a: pairs[i].a, b: pairs[i].b, p: pairs[i].p }).collect();
+    let aligned: Vec<Option<AlignedWords>> = picked.iter().map(|&i| words(pairs[i].index)).collect();
+    let batch: Vec<Pair<'_>> = picked
+        .iter()
+        .zip(&aligned)
+        .map(|(&i, w)| Pair { a: pairs[i].a, b: pairs[i].b, p: pairs[i].p, words: w.as_ref() })
+        .collect();
     let mut outcomes = judge.judge(&batch);
     // A judge that returns too few outcomes has failed on the rest.
     outcomes.resize_with(batch.len(), || Err(crate::Error::Input(format!("{} gave no verdict", judge.name()))));
@@ -431,28 +463,45 @@ impl JudgeConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct AlignConfig {
-    /// The calibration `p = sigmoid(scale * (f1 - midpoint))` from alignment
-    /// F1 to probability of duplicate. The defaults were fitted on pairs made
-    /// by editing unlabelled text (`examples/fit_align.rs`; see models/README.md).
-    pub scale: f32,
-    /// The F1 at which the calibrated probability is 0.5.
-    pub midpoint: f32,
+    /// From alignment F1 to probability for pairs whose words are known
+    /// ([`Pair::words`]: the tokens are weighted).
+    pub weighted: Calibration,
+    /// The same for pairs without (every token alike): the two F1s spread
+    /// differently, so each has its own curve.
+    pub unweighted: Calibration,
     /// Pairs encoded together (both texts of each).
     pub batch_pairs: usize,
 }
 
 impl Default for AlignConfig {
     fn default() -> Self {
-        AlignConfig { scale: align_defaults::SCALE, midpoint: align_defaults::MIDPOINT, batch_pairs: 64 }
+        AlignConfig {
+            weighted: Calibration { scale: 21.48, midpoint: 0.5283 },
+            unweighted: Calibration { scale: 21.51, midpoint: 0.6516 },
+            batch_pairs: 64,
+        }
     }
 }
 
-/// The aligner's calibration, fitted on 3,678 pairs made from 1,839 texts of
-/// the project's `fortunes.jsonl` (no labels): `cargo run --release --example
-/// fit_align -- fortunes.jsonl 2000` (96% of the made pairs on the right side).
-mod align_defaults {
-    pub const SCALE: f32 = 21.51;
-    pub const MIDPOINT: f32 = 0.6516;
+/// A logistic calibration `p = sigmoid(scale * (score - midpoint))` from a
+/// score to a probability of duplicate. The [`AlignConfig`] defaults were
+/// fitted ([`fit_calibration`]) on 3,678 pairs made by editing 1,839 texts of
+/// the project's `fortunes.jsonl`, no labels: `cargo run --release --example
+/// fit_align -- fortunes.jsonl 2000` (models/README.md).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Calibration {
+    /// How steeply the probability rises with the score.
+    pub scale: f32,
+    /// The score at which the probability is 0.5.
+    pub midpoint: f32,
+}
+
+impl Calibration {
+    /// The probability of duplicate at `score`.
+    pub fn probability(&self, score: f32) -> f32 {
+        1.0 / (1.0 + (-self.scale * (score - self.midpoint)).exp())
+    }
 }
 
 /// Knobs of [`Endpoint`].

@@ -98,7 +98,7 @@ mod tests {
     #[test]
     fn a_second_run_asks_only_what_the_first_did_not() {
         let texts: Vec<String> = (0..100).map(|i| format!("{i}{}", "x".repeat(i % 7))).collect();
-        let pairs: Vec<Pair> = (0..99).map(|i| Pair { a: &texts[i], b: &texts[i + 1], p: 0.5 }).collect();
+        let pairs: Vec<Pair> = (0..99).map(|i| Pair::new(&texts[i], &texts[i + 1], 0.5)).collect();
         let (inner, saved) = (Counting::default(), Memory::default());
         let first: Vec<Judgement> =
             Remembered::new(&inner, &saved, "cfg").judge(&pairs[..60]).into_iter().map(Result::unwrap).collect();

@@ -12,7 +12,12 @@ pub(crate) fn judge(args: JudgeArgs) -> Result<()> {
     let judge = build_judge(&config.judge, || ModelFiles::read(&args.models.models)?.encoder())?;
     let pairs = read_pairs(args.input.as_deref(), on_error(&args.on_error), false)?;
     let started = Instant::now();
-    let batch: Vec<Pair> = pairs.iter().map(|p| Pair { a: &p.a, b: &p.b, p: 0.5 }).collect();
+    // What the judge is told of each pair's words, as `dedup` tells it: the
+    // alignment against the word statistics of the file's texts.
+    let texts: Vec<(&str, &str)> = pairs.iter().map(|p| (p.a.as_str(), p.b.as_str())).collect();
+    let words = Deduper::new(Config::default())?.aligned_words(&texts);
+    let batch: Vec<Pair> =
+        texts.iter().zip(&words).map(|(&(a, b), w)| Pair { a, b, p: 0.5, words: w.as_ref() }).collect();
     let outcomes = judge.judge(&batch);
     let seconds = started.elapsed().as_secs_f64();
     let failed = outcomes.iter().filter(|o| o.is_err()).count();
