@@ -277,18 +277,19 @@ pub struct JudgeReport {
 /// `candidates`, the run's candidate pairs) and merges each verdict with the
 /// model's. Pairs not picked are not in the report: their model `p` stands.
 pub fn judge_uncertain(judge: &dyn Judge, candidates: usize, pairs: &[Uncertain<'_>], budget: &Budget) -> JudgeReport {
-    judge_uncertain_with_words(judge, candidates, pairs, budget, |_| None)
+    judge_uncertain_with_words(judge, candidates, pairs, budget, &|_| None)
 }
 
 /// [`judge_uncertain`], telling the judge each pair's words ([`Pair::words`]):
 /// `words(index)` for the pair of [`Uncertain::index`], asked only for the
-/// pairs the budget picks (aligning a pair's words costs).
+/// pairs the budget picks (aligning a pair's words costs). A `dyn`, so that
+/// every caller shares one copy of this function (the lite wasm budget).
 pub fn judge_uncertain_with_words(
     judge: &dyn Judge,
     candidates: usize,
     pairs: &[Uncertain<'_>],
     budget: &Budget,
-    words: impl Fn(usize) -> Option<AlignedWords>,
+    words: &dyn Fn(usize) -> Option<AlignedWords>,
 ) -> JudgeReport {
     let picked = budget.pick(candidates, pairs);
     let aligned: Vec<Option<AlignedWords>> = picked.iter().map(|&i| words(pairs[i].index)).collect();

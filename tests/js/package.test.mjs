@@ -64,9 +64,11 @@ test("the packed tarball installs and imports by name in Node, with every enviro
 // the judge's settings joined the configuration (about 9 KB: every build
 // parses the same config, endpoint and aligner knobs included), then 330 KB
 // until the alignment read which words the original joins into names
-// (2026-12-02: about 1.6 KB).
-test("the wasm modules stay within their size budgets (gzipped: lite 335 KB, full 5 MB)", () => {
-  for (const [build, budget] of [["wasm", 335_000], ["full", 5_000_000]]) {
+// (2026-12-02: about 1.6 KB), then 335 KB until the local judge got two
+// calibrations in the configuration and the pairs' words (2026-12-06: about
+// 1.9 KB, 1.2 KB of it the nested calibration's config parsing).
+test("the wasm modules stay within their size budgets (gzipped: lite 340 KB, full 5 MB)", () => {
+  for (const [build, budget] of [["wasm", 340_000], ["full", 5_000_000]]) {
     const gz = gzipSync(readFileSync(join(pkg, build, "semhash_bg.wasm")), { level: 9 }).length;
     console.log(`# ${build === "wasm" ? "lite" : "full"}: ${gz} bytes gzipped, budget ${budget}`);
     assert.ok(gz <= budget, `${build}: ${gz} bytes gzipped, over ${budget}`);
