@@ -394,12 +394,7 @@ impl Deduper {
         let fallback = if self.semantic.is_some() { Relation::Paraphrase } else { Relation::Near };
         self.judge.as_ref()?;
         #[cfg(any(feature = "encoder", feature = "endpoint"))]
-        {
-            let (texts, pair_ids) = distinct_texts(pairs);
-            let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
-            let words = self.short_words_of(&prepared);
-            self.second_opinions(verdicts, |i| pairs[i], |i| words.for_judge(pair_ids[i]), fallback)
-        }
+        return self.with_pair_words(pairs, |words| self.second_opinions(verdicts, |i| pairs[i], words, fallback));
         #[cfg(not(any(feature = "encoder", feature = "endpoint")))]
         self.second_opinions(verdicts, |i| pairs[i], |_| None, fallback)
     }
@@ -410,17 +405,23 @@ impl Deduper {
     /// `None` where a text is long.
     #[cfg(any(feature = "encoder", feature = "endpoint"))]
     pub fn aligned_words(&self, pairs: &[(&str, &str)]) -> Vec<Option<AlignedWords>> {
-        let (texts, pair_ids) = distinct_texts(pairs);
-        let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
-        let words = self.short_words_of(&prepared);
-        crate::util::par::map(&pair_ids, |&pair| words.for_judge(pair))
+        let indices: Vec<usize> = (0..pairs.len()).collect();
+        self.with_pair_words(pairs, |words| crate::util::par::map(&indices, |&i| words(i)))
     }
 
-    /// [`Deduper::short_words`] of texts known only as prepared, not signed.
+    /// `f` of a lookup from pair index to [`Deduper::aligned_words`]' answer,
+    /// which aligns a pair only when asked (a judge asks for the few it sees).
     #[cfg(any(feature = "encoder", feature = "endpoint"))]
-    fn short_words_of<'t>(&self, prepared: &'t [Prepared]) -> ShortWords<'t> {
+    fn with_pair_words<R>(
+        &self,
+        pairs: &[(&str, &str)],
+        f: impl FnOnce(&(dyn Fn(usize) -> Option<AlignedWords> + Sync)) -> R,
+    ) -> R {
+        let (texts, pair_ids) = distinct_texts(pairs);
+        let prepared: Vec<Prepared> = crate::util::par::map(&texts, |t| self.prepare(t));
         let lens: Vec<u32> = prepared.iter().map(|p| p.normalized.chars().count() as u32).collect();
-        self.short_words(&prepared.iter().collect::<Vec<_>>(), &lens)
+        let words = self.short_words(&prepared.iter().collect::<Vec<_>>(), &lens);
+        f(&|i| words.for_judge(pair_ids[i]))
     }
 
     fn count_judged(stats: &mut RunStats, report: Option<crate::judge::JudgeReport>) {

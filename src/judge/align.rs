@@ -94,7 +94,7 @@ impl Aligner {
     }
 
     /// The calibration for `pair`'s alignment F1: weighted where its words are known.
-    pub fn calibration(&self, pair: &Pair<'_>) -> Calibration {
+    fn calibration(&self, pair: &Pair<'_>) -> Calibration {
         if pair.words.is_some() {
             self.config.weighted
         } else {
