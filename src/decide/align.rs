@@ -38,6 +38,12 @@
 //!   least `SLOT_FILLERS` different words in the corpus is never matched up
 //!   to an edit.
 //!
+//! Edits need words spelled alike beside them: between texts that are not
+//! copies, the words matched up to an edit may carry at most
+//! `EDITS_PER_EXACT` times the information of the words matched exactly.
+//! In a dictionary, "Unheeded \\Unheeded\\ See {heeded}." and "Unweeded
+//! \\Unweeded\\ See {weeded}." are an edit apart in every word but "see".
+//!
 //! How much the two texts share tells a copy from a template. Texts that
 //! share at least [`COPIED`] of information (a quote's rare words) are one
 //! text copied, so a garbled word between them is a perturbation: a gap may
@@ -91,6 +97,17 @@ const RARE_DOCS: u32 = 2;
 /// the stress set's perturbed quotes and the labelled links of the package
 /// descriptions: 3.5 to 4.5 kept the same sampled precision.
 pub const COPIED: f32 = 4.0;
+
+/// Between texts that are not copies, the information matched only up to
+/// an edit (a typo, a split word) may be at most this many times what
+/// matched exactly, or the edits are not taken: a garbled copy keeps most
+/// of its words spelled right, while texts that agree only up to an edit in
+/// every word that tells them apart are two things of one template
+/// ("Unheeded \\Unheeded\\ See {heeded}." / "Unweeded \\Unweeded\\ See
+/// {weeded}.", "rshd and rlogind" / "rsh and rlogin"). 1.5 to 2.0 parted
+/// the same dictionary entries and no stress pair; 1.0 lost two of the
+/// stress set's garbled quotes (README, "Two more sources").
+const EDITS_PER_EXACT: f32 = 1.5;
 
 /// A word in at least this many texts is established: two of them one edit
 /// apart are two words ("set" / "get"), unless the texts are copies.
@@ -374,6 +391,8 @@ struct Token<'t> {
     side: u8,
     /// Set while aligning: paired with a word of the other text.
     matched: bool,
+    /// Set while aligning: paired only up to an edit (a typo, a split word).
+    edited: bool,
 }
 
 /// Words that give what follows them another role than what precedes them.
@@ -400,6 +419,15 @@ impl Token<'_> {
     /// The same word in the same role.
     fn same(&self, other: &Token) -> bool {
         self.key() == other.key()
+    }
+
+    /// Whether it ends in "-ed" (English): a participle, what was done to
+    /// a thing. A rare one is another word than its base or its "-ing"
+    /// ("unwasted" / "unwasting", "uncleared" / "unclear", "cocooned" /
+    /// "cocoon"); two established ones are one word put another way
+    /// ("Extended Angular CLI" / "Extending angular cli").
+    fn participle(&self) -> bool {
+        self.text.ends_with("ed")
     }
 }
 
@@ -454,6 +482,7 @@ impl WordStats {
                     attached: attached(i),
                     side,
                     matched: false,
+                    edited: false,
                 };
                 side = side.saturating_add(DIRECTIONS.contains(&text) as u8);
                 token
@@ -593,9 +622,10 @@ fn aligned<'t>(a: &Words<'t>, b: &Words<'t>) -> (Differences, Vec<Token<'t>>, Ve
     // Equal words out of order ("X plugin for Y" / "Y plugin for X"): only
     // words both texts may have can pair.
     let bits = a.bits & b.bits;
-    matched += pair_up(&mut ta, &mut tb, &|x| bits >> (x.hash & 63) & 1 == 1, &|x, y| y.same(x));
+    matched += pair_up(&mut ta, &mut tb, &|x| bits >> (x.hash & 63) & 1 == 1, &|x, y| y.same(x), false);
     // What the two texts share so far says whether they are copies.
     let copied = matched >= COPIED;
+    let mut edited = 0.0;
     // A gap that reads the same up to an edit or so, spaces aside: a typo,
     // a split or joined word ("node js" / "nodejs", "ha sno" / "has no").
     let starts = std::iter::once((0, 0)).chain(anchors.iter().map(|&(i, j)| (i + 1, j + 1)));
@@ -603,28 +633,46 @@ fn aligned<'t>(a: &Words<'t>, b: &Words<'t>) -> (Differences, Vec<Token<'t>>, Ve
     for ((sa, sb), (ea, eb)) in starts.zip(ends) {
         let (ga, gb) = (&mut ta[sa..ea], &mut tb[sb..eb]);
         if !(ga.is_empty() && gb.is_empty()) && gap_is_perturbation(ga, gb, copied) {
-            matched += residue(ga).min(residue(gb));
-            ga.iter_mut().chain(gb.iter_mut()).for_each(|x| x.matched = true);
+            edited += residue(ga).min(residue(gb));
+            ga.iter_mut()
+                .chain(gb.iter_mut())
+                .filter(|x| !x.matched)
+                .for_each(|x| (x.matched, x.edited) = (true, true));
         }
     }
     // The same word inflected ("parse" / "parses", "scroll" / "scrolling"),
     // after the gaps: "thins" / "thin s" is a split word, not "thin" and an "s".
     // Not inside a name unless the texts are copies: "redux-actions" and
-    // "redux-action" are two packages.
-    matched += pair_up(&mut ta, &mut tb, &|x| x.stem.len() >= 3, &|x, y| {
-        x.side == y.side && x.stem == y.stem && (copied || !(x.in_name() || y.in_name()))
-    });
+    // "redux-action" are two packages. Nor a rare participle against
+    // another form ([`Token::participle`]).
+    let inflected = |x: &Token, y: &Token| {
+        x.side == y.side
+            && x.stem == y.stem
+            && (copied || !(x.in_name() || y.in_name()))
+            && (x.participle() == y.participle() || x.df.min(y.df) >= ESTABLISHED_DOCS)
+    };
+    let stemmed = |x: &Token| x.stem.len() >= 3;
+    matched += pair_up(&mut ta, &mut tb, &stemmed, &inflected, false);
     // Typos among what is left, wherever they are: one spelling of each is
     // rare, so without a rare word left there is none.
     let rare_left = |t: &[Token]| t.iter().any(|x| !x.matched && x.df <= RARE_DOCS && could_be_typo(x));
     if rare_left(&ta) || rare_left(&tb) {
-        matched += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied));
+        edited += pair_up(&mut ta, &mut tb, &could_be_typo, &|x, y| is_typo(x, y, copied), true);
+    }
+    // Edits need words spelled alike beside them ([`EDITS_PER_EXACT`]).
+    if copied || edited <= EDITS_PER_EXACT * matched {
+        matched += edited;
+    } else {
+        ta.iter_mut().chain(tb.iter_mut()).filter(|x| x.edited).for_each(|x| (x.matched, x.edited) = (false, false));
+        // A gap an edit apart may be one word inflected ("parses" / "parse").
+        matched += pair_up(&mut ta, &mut tb, &stemmed, &inflected, false);
     }
     (Differences { matched, residue_a: residue(&ta), residue_b: residue(&tb) }, ta, tb)
 }
 
 /// Pairs each unmatched word of `ta` with the first unmatched word of `tb`
-/// that `fits` it without breaking a name ([`breaks_name`]);
+/// that `fits` it without breaking a name ([`breaks_name`]), marking them
+/// [`Token::edited`] when `edit` says the fit is up to an edit;
 /// returns the information they share (the smaller of the two). Only words
 /// that are `eligible` are tried: it must hold of both words of any pair that
 /// `fits`, and spares trying every word against every other.
@@ -633,6 +681,7 @@ fn pair_up(
     tb: &mut [Token],
     eligible: &dyn Fn(&Token) -> bool,
     fits: &dyn Fn(&Token, &Token) -> bool,
+    edit: bool,
 ) -> f32 {
     let free = |t: &[Token]| -> Vec<usize> { (0..t.len()).filter(|&k| !t[k].matched && eligible(&t[k])).collect() };
     let (fa, mut fb) = (free(ta), free(tb));
@@ -644,6 +693,7 @@ fn pair_up(
         if let Some(at) = fb.iter().position(|&j| fits(&ta[i], &tb[j]) && !breaks_name(ta, i, tb, j)) {
             let j = fb.remove(at);
             (ta[i].matched, tb[j].matched) = (true, true);
+            (ta[i].edited, tb[j].edited) = (edit, edit);
             shared += ta[i].info.min(tb[j].info);
         }
     }
@@ -1082,6 +1132,13 @@ mod tests {
         assert_eq!(stem("urls"), stem("url"));
         let d = differences("parses curl commands", "parse curl command", &WordStats::default());
         assert_eq!(d.similarity(), 1.0, "{d:?}");
+        // Participles that are established words are the same word put another way.
+        let texts = ["extended angular cli", "extending angular cli"].map(|t| t.to_owned());
+        let others = (0..30).map(|i| format!("{} x{i}", if i < 3 { "extended extending" } else { "other" }));
+        let corpus = texts.iter().cloned().chain(others);
+        let stats = WordStats::from_texts(corpus.collect::<Vec<_>>().iter().map(String::as_str), 0);
+        let d = differences(&texts[0], &texts[1], &stats);
+        assert_eq!(d.similarity(), 1.0, "{d:?}");
     }
 
     /// Lowercase, punctuation to spaces: enough of the normalizer for [`chunks`].
@@ -1250,6 +1307,29 @@ mod tests {
         assert!(split.matched >= COPIED && split.similarity() == 1.0, "{split:?}");
         let short = differences("the seventh day", "the seoveth day", &stats);
         assert!(short.replaced() > 0.0, "{short:?}");
+    }
+
+    #[test]
+    fn edits_need_words_spelled_alike_beside_them() {
+        // A dictionary's cross-references: "see" in every entry, each headword in one.
+        let mut texts: Vec<String> = ["heeded", "weeded", "salted", "salved", "wasting", "wasted"]
+            .iter()
+            .map(|w| format!("un{w} un{w} see {w}"))
+            .collect();
+        texts.extend((0..40).map(|i| format!("entry{i}{} other{i}", if i % 4 == 0 { " see" } else { "" })));
+        texts.push("the cat sat on the warm mat by the door".into());
+        let stats = WordStats::from_texts(texts.iter().map(String::as_str), 0);
+        for (a, b) in [(0, 1), (2, 3)] {
+            let d = differences(&texts[a], &texts[b], &stats);
+            assert!(d.matched < COPIED && d.replaced() > 1.0, "{} / {}: {d:?}", texts[a], texts[b]);
+        }
+        // Nor are the inflected forms of a rare word, when one is a participle.
+        let d = differences(&texts[4], &texts[5], &stats);
+        assert!(d.replaced() > 0.0, "{d:?}");
+        // A typo beside words spelled right is still one.
+        let typo =
+            differences("the cat sat on the warm mat by the door", "the cat sat on the wram mat by the door", &stats);
+        assert!(typo.similarity() == 1.0, "{typo:?}");
     }
 
     #[test]
