@@ -87,6 +87,12 @@ def wilson(k, n, z=1.96):
     return (centre - half, centre + half)
 
 
+def pair(key):
+    """A pair's key in one order: "a|b" and "b|a" are one pair, whichever
+    way a sample drew it."""
+    return "|".join(sorted(key.split("|", 1)))
+
+
 def read_labels(path):
     labels = {}
     for i, line in enumerate(open(path, encoding="utf-8")):
@@ -95,12 +101,15 @@ def read_labels(path):
             continue
         if len(parts) != 2 or parts[1] not in ("0", "1"):
             sys.exit(f"{path}:{i + 1}: want key<TAB>0|1, got {line!r}")
-        labels[parts[0]] = int(parts[1])
+        key, label = pair(parts[0]), int(parts[1])
+        if labels.get(key, label) != label:
+            sys.exit(f"{path}:{i + 1}: {parts[0]} is labelled both 0 and 1")
+        labels[key] = label
     return labels
 
 
 def score(args):
-    keys = [line.split("\t", 1)[0] for line in open(args.sample, encoding="utf-8") if line.strip()]
+    keys = [pair(line.split("\t", 1)[0]) for line in open(args.sample, encoding="utf-8") if line.strip()]
     labels = read_labels(args.labels)
     missing = [k for k in keys if k not in labels]
     if missing:
