@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""Which links of a `semhash dedup` run join long texts whose headings name
+different versions or models? A study for the long-text precision gap
+(README, "Long texts are not decided by what differs yet"), not a rule that
+ships.
+
+A long text's heading is its first line, when the text has more lines and
+that line is at most 300 characters (a Debian package's summary, a page's
+title). Two headings name different things here when each has a word with
+a digit that the other lacks ("Qt 5 ..." / "Qt 6 ...", "... for the amd64
+architecture" / "... riscv64 ..."): a version, an architecture or a model,
+what the rubric calls "a different version, number ... that identifies a
+different thing".
+
+    benches/natural/headings.py CORPUS.jsonl OUT.jsonl [--labels L.tsv ...]
+        [--sample N --seed S -o FILE]
+
+prints how many of the run's non-exact links such headings would part and
+the labels of those that are labelled; with --sample, writes N of them
+drawn at random as `key<TAB>A<TAB>B` (the two headings) for labelling
+against the rubric, to be scored with `audit.py score`.
+"""
+import argparse
+import json
+import random
+import re
+import unicodedata
+
+from audit import pair, read_labels
+
+HEADING_MAX_CHARS = 300
+
+
+def heading(text):
+    """The first line of a text of several lines, when short enough to be a heading."""
+    first, _, rest = text.strip().partition("\n")
+    return first if rest.strip() and len(first) <= HEADING_MAX_CHARS else None
+
+
+def numbered_words(line):
+    words = re.split(r"[\W_]+", unicodedata.normalize("NFKC", line).casefold())
+    return {w for w in words if any(c.isdigit() for c in w)}
+
+
+def name_different_things(a, b):
+    ha, hb = heading(a), heading(b)
+    if ha is None or hb is None:
+        return False
+    wa, wb = numbered_words(ha), numbered_words(hb)
+    return bool(wa - wb) and bool(wb - wa)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("corpus")
+    ap.add_argument("output")
+    ap.add_argument("--labels", nargs="*", default=[])
+    ap.add_argument("--sample", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("-o", "--out")
+    args = ap.parse_args()
+    with open(args.corpus, encoding="utf-8") as f:
+        text = {str(d["id"]): d["text"] for d in map(json.loads, f)}
+    links, parted = 0, []
+    with open(args.output, encoding="utf-8") as f:
+        for r in map(json.loads, f):
+            if r.get("parent") is None or r["relation"] == "exact":
+                continue
+            links += 1
+            a, b = str(r["id"]), str(r["parent"])
+            if name_different_things(text[a], text[b]):
+                parted.append((a, b))
+    labels = {k: v for path in args.labels for k, v in read_labels(path).items()}
+    known = [labels[pair(f"{a}|{b}")] for a, b in parted if pair(f"{a}|{b}") in labels]
+    print(f"{args.output}: {links} non-exact links, {len(parted)} with headings that name different things; "
+          f"{len(known)} of those labelled, {sum(known)} labelled duplicate")
+    if args.sample:
+        drawn = random.Random(args.seed).sample(parted, min(args.sample, len(parted)))
+        with open(args.out, "w", encoding="utf-8") as w:
+            for a, b in drawn:
+                w.write(f"{a}|{b}\t{heading(text[a])}\t{heading(text[b])}\n")
+
+
+if __name__ == "__main__":
+    main()
