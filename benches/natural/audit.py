@@ -51,18 +51,28 @@ def one_line(s):
     return re.sub(r"\s+", " ", s).strip()
 
 
-def sample(args):
-    text = {str(d[args.id_field]): d[args.text_field] for d in read_jsonl(args.corpus)}
-    out = read_jsonl(args.output)
+def read_run(corpus, output, id_field="id", text_field="text"):
+    """A corpus's texts by id and a `semhash dedup` output of it, refused
+    unless the output has a line for every document and no other."""
+    text = {str(d[id_field]): d[text_field] for d in read_jsonl(corpus)}
+    out = read_jsonl(output)
     unknown = [str(r["id"]) for r in out if str(r["id"]) not in text]
     if unknown or len(out) != len(text):
-        sys.exit(f"{args.output} is not a dedup output of {args.corpus}: {len(out)} lines for "
+        sys.exit(f"{output} is not a dedup output of {corpus}: {len(out)} lines for "
                  f"{len(text)} documents" + (f", unknown id {unknown[0]!r}" if unknown else ""))
-    links, members = [], []
+    return text, out
+
+
+def non_exact_links(out):
+    """A dedup output's links other than exact copies: (document, parent)."""
+    return [(str(r["id"]), str(r["parent"])) for r in out if r.get("parent") is not None and r["relation"] != "exact"]
+
+
+def sample(args):
+    text, out = read_run(args.corpus, args.output, args.id_field, args.text_field)
+    links, members = non_exact_links(out), []
     for r in out:
         doc = str(r["id"])
-        if r.get("parent") is not None and r["relation"] != "exact":
-            links.append((doc, str(r["parent"])))
         rep = str(r["representative"])
         if rep != doc:
             members.append((doc, rep))

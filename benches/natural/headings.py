@@ -21,12 +21,11 @@ drawn at random as `key<TAB>A<TAB>B` (the two headings) for labelling
 against the rubric, to be scored with `audit.py score`.
 """
 import argparse
-import json
 import random
 import re
 import unicodedata
 
-from audit import pair, read_labels
+from audit import non_exact_links, pair, read_labels, read_run
 
 HEADING_MAX_CHARS = 300
 
@@ -59,20 +58,15 @@ def main():
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("-o", "--out")
     args = ap.parse_args()
-    with open(args.corpus, encoding="utf-8") as f:
-        text = {str(d["id"]): d["text"] for d in map(json.loads, f)}
-    links, parted = 0, []
-    with open(args.output, encoding="utf-8") as f:
-        for r in map(json.loads, f):
-            if r.get("parent") is None or r["relation"] == "exact":
-                continue
-            links += 1
-            a, b = str(r["id"]), str(r["parent"])
-            if name_different_things(text[a], text[b]):
-                parted.append((a, b))
+    if args.sample and not args.out:
+        ap.error("--sample needs -o FILE")
+    text, out = read_run(args.corpus, args.output)
+    links = non_exact_links(out)
+    parted = [(a, b) for a, b in links if name_different_things(text[a], text[b])]
     labels = {k: v for path in args.labels for k, v in read_labels(path).items()}
-    known = [labels[pair(f"{a}|{b}")] for a, b in parted if pair(f"{a}|{b}") in labels]
-    print(f"{args.output}: {links} non-exact links, {len(parted)} with headings that name different things; "
+    keys = [pair(f"{a}|{b}") for a, b in parted]
+    known = [labels[k] for k in keys if k in labels]
+    print(f"{args.output}: {len(links)} non-exact links, {len(parted)} with headings that name different things; "
           f"{len(known)} of those labelled, {sum(known)} labelled duplicate")
     if args.sample:
         drawn = random.Random(args.seed).sample(parted, min(args.sample, len(parted)))
