@@ -27,12 +27,14 @@ pub enum Error {
         /// The version this build reads.
         supported: u16,
     },
-    /// Signatures, statistics or a store made under another configuration
-    /// or model. Sketches made with different settings agree only by
+    /// Signatures, statistics or a store made under another configuration,
+    /// model or signature format version (the fingerprint covers all three).
+    /// Sketches made with different settings agree only by
     /// chance, so comparing them would give wrong answers, not errors.
     #[error(
-        "{context}: made with a different configuration or model (fingerprint {found}, this run uses {expected}); \
-         re-sign with the current configuration or run with the one that made it"
+        "{context}: made with a different configuration, model or semhash signature format \
+         (fingerprint {found}, this run uses {expected}); re-sign with the current version and configuration \
+         or run with the one that made it"
     )]
     FingerprintMismatch {
         /// What was being read.

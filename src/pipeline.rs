@@ -14,7 +14,7 @@ use crate::decide::{
 use crate::index::MultiIndex;
 use crate::index::{candidate_pairs, Banding, Blocker, ExactIndex, SignatureIndex};
 use crate::semantic::Stage;
-use crate::sketch::{CorpusStats, Fingerprint, Prepared, Signature, Signer};
+use crate::sketch::{heading, CorpusStats, Fingerprint, Prepared, Signature, Signer};
 #[cfg(not(target_arch = "wasm32"))]
 use crate::util::checkpoint::Checkpoints;
 use crate::util::{Progress, Silent};
@@ -512,6 +512,7 @@ impl Deduper {
     /// Normalizes and shingles one text.
     pub fn prepare(&self, text: &str) -> Prepared {
         let mut p = self.signer.prepare(self.config.normalize.text(text));
+        p.heading_numbers = heading::numbered_words(text, |line| self.config.normalize.text(line));
         let limit = self.config.decide.blocking().short_max_chars as usize;
         if p.normalized.len() <= 4 * limit && p.normalized.chars().count() <= limit {
             p.chunks = align::chunks(text, p.words, |piece| self.config.normalize.text(piece));

@@ -55,6 +55,24 @@ fn the_shipped_model_decides_corrupted_copies_and_lookalikes() {
     }
 }
 
+/// Headings that name other versions part a pair under the learned model
+/// too, and surely, so that no judge is asked to merge it: the model alone
+/// would call this pair a duplicate.
+#[test]
+fn headings_that_name_other_versions_part_a_pair_surely() {
+    let body = "\nThe Debian reference manual for the language: syntax, semantics, the standard library and the \
+                annexes, as published by the standards body, in HTML and plain text, for reading offline.";
+    let (old, new) = (format!("Ada Reference Manual 2005{body}"), format!("Ada Reference Manual 2012{body}"));
+    let deduper = learned();
+    let (verdict, signals) = &deduper.compare(&[(&old, &new)]).unwrap()[0];
+    assert!(signals.headings_differ && !verdict.relation.is_duplicate(), "{verdict:?}");
+    let c = verdict.confidence.expect("a learned verdict");
+    assert_eq!((c.probability, c.uncertainty, verdict.score), (0.0, 0.0, 0.0));
+    let model = DeciderWrapper::Learned(Box::new(shipped()));
+    let unparted = semhash::decide::PairSignals { headings_differ: false, ..*signals };
+    assert!(semhash::decide::Decider::decide(&model, &unparted).relation.is_duplicate(), "{signals:?}");
+}
+
 #[test]
 fn verdicts_do_not_depend_on_the_order_of_the_pair() {
     let deduper = learned();

@@ -1,7 +1,9 @@
 //! Precision on short texts: documents that share a template but name
 //! different things stay apart, perturbed copies are still found, and
-//! clusters do not chain.
+//! clusters do not chain. Long texts whose headings name other versions
+//! stay apart too, in a batch and in a store that keeps only signatures.
 
+use semhash::store::{HostStore, Incremental};
 use semhash::util::Silent;
 use semhash::{Config, Deduper, Document};
 
@@ -129,4 +131,42 @@ fn copies_too_garbled_for_the_char_threshold_are_still_candidates() {
         let (original, copy) = (&outcome.docs[2 * k], &outcome.docs[2 * k + 1]);
         assert_eq!(original.cluster, copy.cluster, "{a:?} / {b:?} not merged: {verdicts:?}");
     }
+}
+
+/// A package's description at one major version: the body of both is the
+/// same, the heading names the version (from Debian's libqt5core5a and
+/// libqt6core6).
+fn qt(heading: &str) -> String {
+    format!(
+        "{heading}\nQt is a cross-platform C++ application framework. Qt's primary feature is its rich set of \
+         widgets that provide standard GUI functionality.\n\nThe QtCore module contains core non-GUI \
+         functionality: the event loop, threads, file and settings access, and the object model that the \
+         other modules build on. This package contains the shared library."
+    )
+}
+
+#[test]
+fn long_texts_whose_headings_name_other_versions_stay_apart() {
+    let (qt5, qt6) = (qt("Qt 5 core module"), qt("Qt 6 core module"));
+    let copy = qt("Qt 5 core module").replace("build on", "bulid on");
+    let bare = qt("Qt core module");
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let verdicts = deduper.compare(&[(&qt5, &qt6), (&qt5, &copy), (&qt5, &bare)]).unwrap();
+    let (versions, signals) = &verdicts[0];
+    assert!(signals.chars.0 > 300 && signals.weighted_sim >= 0.7, "the sketches alone would merge them: {signals:?}");
+    assert!(signals.headings_differ && !versions.relation.is_duplicate(), "{verdicts:?}");
+    assert!(verdicts[1].0.relation.is_duplicate(), "a copy with a typo: {:?}", verdicts[1]);
+    assert!(verdicts[2].0.relation.is_duplicate(), "a heading that only drops the number: {:?}", verdicts[2]);
+
+    let texts = [qt5.clone(), qt6.clone(), copy.clone()];
+    let outcome = deduper.dedup(&docs(&texts), &Silent).unwrap();
+    assert_eq!(outcome.docs[1].parent, None, "{:?}", outcome.docs);
+    assert_eq!(outcome.docs[2].representative, "d0");
+
+    // A store decides from signatures alone: they carry the heading's numbers.
+    let mut store =
+        Incremental::open(Deduper::new(Config::default()).unwrap(), HostStore::preloaded(Vec::new(), None)).unwrap();
+    store.add(&docs(&texts[..1])).unwrap();
+    assert!(store.query(&qt6).unwrap().is_empty());
+    assert_eq!(store.query(&copy).unwrap()[0].id, "d0");
 }

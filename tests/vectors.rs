@@ -48,6 +48,9 @@ fn corpus() -> Vec<String> {
     texts.push(chapter.into());
     texts.push("all things were made by him and without him was not any thing made that was made".into());
     texts.push(chapter.repeat(4));
+    for heading in ["Qt 5 core module (libqt5core5a)", "ＱＴ６ core module, 64-bit"] {
+        texts.push(format!("{heading}\n{chapter}"));
+    }
     texts
 }
 
@@ -66,6 +69,7 @@ fn vector(text: &str, normalized: &str, sig: &Signature, deduper: &Deduper) -> V
         "char_minhash": sig.char_minhash,
         "weighted_minhash": sig.weighted_minhash,
         "passages": sig.passages,
+        "heading_numbers": sig.heading_numbers,
         "bytes": hex(&sig.to_bytes(deduper.fingerprint())),
     })
 }
@@ -105,6 +109,7 @@ fn signatures_match_the_known_answers() {
             "char_minhash",
             "weighted_minhash",
             "passages",
+            "heading_numbers",
             "bytes",
         ] {
             assert_eq!(g[field], w[field], "{field} of {:?}", w["text"]);
@@ -119,6 +124,7 @@ fn vectors_cover_every_part() {
     let nonempty = |field: &str| v.iter().filter(|x| !x[field].as_array().unwrap().is_empty()).count();
     assert!(nonempty("char_minhash") > 0 && nonempty("char_minhash") < v.len(), "some texts skip the char sketch");
     assert!(nonempty("weighted_minhash") > 0 && nonempty("passages") > 0);
+    assert!(nonempty("heading_numbers") > 0 && nonempty("heading_numbers") < v.len(), "some texts name versions");
     assert!(
         v.iter().any(|x| x["passages"].as_array().unwrap().iter().any(|p| p.as_u64().unwrap() & 1 == 1)),
         "boilerplate samples"

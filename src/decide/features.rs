@@ -111,6 +111,7 @@ mod tests {
             cosine: Some(0.8),
             code_agreement: Some(0.75),
             differences: None,
+            headings_differ: false,
         }
     }
 

@@ -183,6 +183,7 @@ mod tests {
             cosine: None,
             code_agreement: None,
             differences: None,
+            headings_differ: false,
         }
     }
 

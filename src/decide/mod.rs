@@ -27,7 +27,7 @@ pub use lexical::LexicalRules;
 pub use snippets::{Snippet, SnippetConfig};
 
 use crate::index::Blocking;
-use crate::sketch::Signature;
+use crate::sketch::{heading, Signature};
 use serde::{Deserialize, Serialize};
 
 /// How document `a` relates to document `b`.
@@ -226,6 +226,11 @@ pub struct PairSignals {
     /// from signatures alone.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub differences: Option<Differences>,
+    /// Both texts have headings and each names a version or model the other
+    /// lacks ([`heading::name_other_things`]): whatever else they share, they
+    /// are about different things.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub headings_differ: bool,
 }
 
 impl PairSignals {
@@ -254,6 +259,7 @@ impl PairSignals {
             cosine: semantic.map(|(x, y)| x.cosine(y)),
             code_agreement: semantic.map(|(x, y)| 1.0 - x.hamming(y) as f32 / (64 * x.code.len().max(1)) as f32),
             differences: None,
+            headings_differ: heading::name_other_things(&a.heading_numbers, &b.heading_numbers),
         }
     }
 }
@@ -318,11 +324,20 @@ impl Default for DeciderWrapper {
 }
 
 impl Decider for DeciderWrapper {
+    /// Either decider's verdict, except that texts whose headings name
+    /// different things are never duplicates: one place, so that no decider,
+    /// judge or face can merge them.
     fn decide(&self, signals: &PairSignals) -> Verdict {
-        match self {
+        let verdict = match self {
             DeciderWrapper::Lexical(d) => d.decide(signals),
             DeciderWrapper::Learned(d) => d.decide(signals),
+        };
+        if signals.headings_differ && verdict.relation != Relation::Exact {
+            // Certain, so that no judge is asked to undo it.
+            let certain = Confidence { probability: 0.0, uncertainty: 0.0 };
+            return Verdict { relation: Relation::None, score: 0.0, confidence: verdict.confidence.map(|_| certain) };
         }
+        verdict
     }
 
     fn blocking(&self) -> Blocking {

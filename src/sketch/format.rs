@@ -11,7 +11,7 @@
 //! 28      n     payload: exact key (u128), char and word counts (u32),
 //!               boilerplate share (f32 bits), char MinHash (u16 count + u32s),
 //!               weighted MinHash (u16 count + u32s), passage samples (u32 count + u32s),
-//!               then with flag bit 0: code (u16 word count + u64s), int8
+//!               heading numbers (u16 count + u32s), then with flag bit 0: code (u16 word count + u64s), int8
 //!               embedding (u16 count + bytes)
 //! 28+n    8     xxh3-64 of bytes 0..28+n
 //! ```
@@ -27,8 +27,8 @@ use crate::{Error, Result};
 /// The first four bytes of every encoded signature.
 pub const MAGIC: [u8; 4] = *b"SHSG";
 /// The format version this build writes; it reads no other. It is also part
-/// of every configuration's fingerprint.
-pub const VERSION: u16 = 1;
+/// of every configuration's fingerprint. Version 2 added the heading numbers.
+pub const VERSION: u16 = 2;
 const HEADER: usize = 28;
 /// Flag bit: the payload ends with a semantic part.
 const SEMANTIC: u16 = 1;
@@ -73,6 +73,8 @@ impl Signature {
         }
         payload.extend_from_slice(&(self.passages.len() as u32).to_le_bytes());
         self.passages.iter().for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
+        payload.extend_from_slice(&(self.heading_numbers.len() as u16).to_le_bytes());
+        self.heading_numbers.iter().for_each(|v| payload.extend_from_slice(&v.to_le_bytes()));
         if let Some(sem) = &self.semantic {
             payload.extend_from_slice(&(sem.code.len() as u16).to_le_bytes());
             sem.code.iter().for_each(|w| payload.extend_from_slice(&w.to_le_bytes()));
@@ -149,6 +151,8 @@ impl Signature {
         let weighted_minhash = r.u32s(n)?;
         let n = r.u32()? as usize;
         let passages = r.u32s(n)?;
+        let n = r.u16()? as usize;
+        let heading_numbers = r.u32s(n)?;
         let semantic = if flags & SEMANTIC != 0 {
             let n = r.u16()? as usize;
             let code = (0..n).map(|_| r.u64()).collect::<Result<Vec<u64>>>()?;
@@ -169,6 +173,7 @@ impl Signature {
             char_minhash,
             weighted_minhash,
             passages,
+            heading_numbers,
             semantic,
         };
         Ok((sig, end + 8))
@@ -188,6 +193,7 @@ mod tests {
             char_minhash: vec![1, 2, 3],
             weighted_minhash: vec![4, 5],
             passages: vec![9, 10, 11, 12],
+            heading_numbers: vec![3, 17],
             semantic: None,
         }
     }

@@ -17,11 +17,14 @@
 //!   choice depends only on the shingle, a passage inside a longer document
 //!   keeps exactly its samples in the parent: containment is `|A ∩ B| / |A|`
 //!   on these.
+//! - **heading numbers**: the words with a digit in a long text's first line
+//!   ([`heading`]), which name the version or model the text is about.
 //!
 //! Token importance comes from a [`TokenImportance`]; [`Uniform`] (1.0 for
 //! every token) until an encoder supplies attention-based importances.
 
 pub mod format;
+pub mod heading;
 pub mod kernels;
 pub mod semantic;
 pub mod tokens;
@@ -90,6 +93,9 @@ pub struct Signature {
     pub weighted_minhash: Vec<u32>,
     /// Sorted, distinct; the lowest bit is set on boilerplate samples.
     pub passages: Vec<u32>,
+    /// [`heading::numbered_words`] of the original text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heading_numbers: Vec<u32>,
     /// Code and int8 embedding, when a semantic stage signed the document.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub semantic: Option<semantic::SemanticSketch>,
@@ -123,6 +129,8 @@ pub struct Prepared {
     /// For a short text, which piece of the original each word came from
     /// ([`crate::decide::align::chunks`]); empty otherwise.
     pub chunks: Vec<u16>,
+    /// [`heading::numbered_words`] of the original text.
+    pub heading_numbers: Vec<u32>,
 }
 
 /// The exact key of a normalized text ([`Prepared::exact`]).
@@ -195,7 +203,14 @@ impl Signer {
     pub fn prepare(&self, normalized: String) -> Prepared {
         let words = tokens::words(&normalized);
         let sequence = tokens::word_shingles(&words, self.config.word_ngram as usize);
-        Prepared { exact: exact_key(&normalized), words: words.len() as u32, normalized, sequence, chunks: Vec::new() }
+        Prepared {
+            exact: exact_key(&normalized),
+            words: words.len() as u32,
+            normalized,
+            sequence,
+            chunks: Vec::new(),
+            heading_numbers: Vec::new(),
+        }
     }
 
     /// The full signature, given the statistics of the corpus it belongs to.
@@ -253,6 +268,7 @@ impl Signer {
             char_minhash,
             weighted_minhash,
             passages,
+            heading_numbers: doc.heading_numbers.clone(),
             semantic: None,
         }
     }
