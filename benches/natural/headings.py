@@ -16,12 +16,16 @@ what the rubric calls "a different version, number ... that identifies a
 different thing".
 
     benches/natural/headings.py CORPUS.jsonl OUT.jsonl [--labels L.tsv ...]
-        [--sample N --seed S -o FILE]
+        [--sample N --seed S -o FILE] [--members]
 
 prints how many of the run's non-exact links such headings would part and
 the labels of those that are labelled; with --sample, writes N of them
 drawn at random as `key<TAB>A<TAB>B` (the two headings) for labelling
-against the rubric, to be scored with `audit.py score`.
+against the rubric, to be scored with `audit.py score`. With --members,
+also what a cluster-level form would do (not built): a member whose heading
+names other things than a member placed before it (strongest link first;
+exact copies follow their text) leaves its cluster; prints how many leave
+and, with labels, the labelled pairs still merged and their precision.
 """
 import argparse
 import random
@@ -52,6 +56,32 @@ def name_different_things(a, b):
     return bool(wa - wb) and bool(wb - wa)
 
 
+def leave_clusters(text, out):
+    """Cluster of every id once members that name other things than an
+    earlier member of their cluster have left (each to a cluster of its
+    own), and how many left."""
+    cluster = {str(r["id"]): r["cluster"] for r in out}
+    members = {}
+    for r in out:
+        if r.get("parent") is not None and r["relation"] != "exact":
+            members.setdefault(r["cluster"], []).append(r)
+    left = 0
+    for rs in members.values():
+        kept = [str(rs[0]["representative"])]
+        for r in sorted(rs, key=lambda r: -r["score"]):
+            i = str(r["id"])
+            if any(name_different_things(text[i], text[k]) for k in kept):
+                cluster[i] = ("left", i)
+                left += 1
+            else:
+                kept.append(i)
+    # An exact copy's parent is the first document of its text, never a copy.
+    for r in out:
+        if r["relation"] == "exact":
+            cluster[str(r["id"])] = cluster[str(r["parent"])]
+    return cluster, left
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("corpus")
@@ -60,6 +90,7 @@ def main():
     ap.add_argument("--sample", type=int, default=0)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("-o", "--out")
+    ap.add_argument("--members", action="store_true")
     args = ap.parse_args()
     if args.sample and not args.out:
         ap.error("--sample needs -o FILE")
@@ -71,6 +102,11 @@ def main():
     known = [labels[k] for k in keys if k in labels]
     print(f"{args.output}: {len(links)} non-exact links, {len(parted)} with headings that name different things; "
           f"{len(known)} of those labelled, {sum(known)} labelled duplicate")
+    if args.members:
+        cluster, left = leave_clusters(text, out)
+        kept = [v for k, v in labels.items() if cluster[k.split("|")[0]] == cluster[k.split("|")[1]]]
+        print(f"members that would leave their clusters: {left}; labelled pairs still merged {len(kept)}, "
+              f"{sum(kept)} labelled duplicate: precision {sum(kept) / max(len(kept), 1):.3f}")
     if args.sample:
         drawn = random.Random(args.seed).sample(parted, min(args.sample, len(parted)))
         with open(args.out, "w", encoding="utf-8") as w:
