@@ -13,6 +13,13 @@
 //! it has an accepted pair with. A pair between two units that went to
 //! different representatives stays a pair, not a merge.
 //!
+//! A link of relation [`Relation::None`] ([`Link::apart`]) keeps two
+//! documents out of one cluster: a unit is not taken into a cluster that
+//! holds a unit it is kept apart from. A generic heading ("GCC support
+//! library") is a duplicate of each of its variants ("... (64bit)", "...
+//! (ppc64)") by the rules; the variants are not duplicates of each other,
+//! and without this the star would hold them together.
+//!
 //! The representative is therefore the member the others duplicate: for a
 //! document copied hundreds of times with small edits, the original; for two
 //! documents, the first in input order (what "keep the first copy" means to
@@ -27,12 +34,21 @@ pub struct Link {
     pub a: u32,
     /// The other document, by input position.
     pub b: u32,
-    /// How `a` relates to `b` (a duplicate relation; `Exact` links make
-    /// copies one unit before anything else is placed).
+    /// How `a` relates to `b`: a duplicate relation (`Exact` links make
+    /// copies one unit before anything else is placed), or `None` for two
+    /// documents that must not share a cluster ([`Link::apart`]).
     pub relation: Relation,
     /// The verdict's score. A representative takes its strongest links
     /// first, so each member keeps its strongest relation.
     pub score: f32,
+}
+
+impl Link {
+    /// `a` and `b` must not share a cluster: their headings name different
+    /// things ([`crate::sketch::heading`]).
+    pub fn apart(a: u32, b: u32) -> Self {
+        Link { a, b, relation: Relation::None, score: 0.0 }
+    }
 }
 
 /// Where one document landed.
@@ -113,8 +129,13 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
     // Links between units, strongest first, so a representative takes its
     // closest duplicates first and each member keeps its strongest relation.
     let mut adjacency: Vec<Vec<(u32, Relation, f32)>> = vec![Vec::new(); n];
+    let mut apart = std::collections::HashSet::new();
     for l in links.iter().filter(|l| head[l.a as usize] != head[l.b as usize]) {
         let (a, b) = (head[l.a as usize], head[l.b as usize]);
+        if l.relation == Relation::None {
+            apart.insert((a.min(b), a.max(b)));
+            continue;
+        }
         adjacency[a as usize].push((b, l.relation, l.score));
         adjacency[b as usize].push((a, l.relation.reversed(), l.score));
     }
@@ -136,13 +157,18 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
 
     let none = Placement { cluster: 0, representative: 0, parent: None, relation: Relation::None, score: 0.0 };
     let mut placed = vec![None::<Placement>; n];
+    let mut members = Vec::new();
     for centre in order.into_iter().map(|key| key as u32) {
         if placed[centre as usize].is_some() {
             continue;
         }
         placed[centre as usize] = Some(Placement { representative: centre, ..none });
+        members.clear();
+        members.push(centre);
         for &(v, relation_cv, score) in &adjacency[centre as usize] {
-            if placed[v as usize].is_none() {
+            let kept_apart = || !apart.is_empty() && members.iter().any(|&m| apart.contains(&(m.min(v), m.max(v))));
+            if placed[v as usize].is_none() && !kept_apart() {
+                members.push(v);
                 let relation = relation_cv.reversed();
                 placed[v as usize] =
                     Some(Placement { representative: centre, parent: Some(centre), relation, score, ..none });
@@ -175,6 +201,19 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn documents_kept_apart_do_not_share_a_cluster() {
+        // 0 is a duplicate of 1, 2 and 3; 1 and 2 are kept apart, and a copy of 2 (4) too.
+        let near = |a, b, score| Link { a, b, relation: Relation::Near, score };
+        let mut links = vec![near(1, 0, 0.9), near(2, 0, 0.8), near(3, 0, 0.7), Link::apart(1, 2)];
+        let p = cluster(5, &links);
+        assert_eq!(p.iter().map(|p| p.representative).collect::<Vec<_>>(), [0, 0, 2, 0, 4]);
+        links.push(Link { a: 4, b: 2, relation: Relation::Exact, score: 1.0 });
+        let p = cluster(5, &links);
+        assert_eq!((p[1].representative, p[2].representative, p[4].representative), (0, 2, 2), "{p:?}");
+        assert_eq!(p[2].relation, Relation::None, "the one left out represents its own");
+    }
 
     #[test]
     fn members_point_to_the_first_document_with_their_relation() {

@@ -659,8 +659,12 @@ impl Deduper {
         let distinct_prepared: Vec<&Prepared> = distinct.iter().map(|&i| &prepared[i as usize]).collect();
         let words = self.short_words(&distinct_prepared, &char_lens(&sigs));
         clock.lap(&mut stats, "word statistics");
-        let mut verdicts: Vec<Verdict> =
-            crate::util::par::map(&pairs, |&(a, b)| self.verdict_of(&sigs, &words, a, b).0);
+        let (mut verdicts, apart): (Vec<Verdict>, Vec<bool>) = crate::util::par::map(&pairs, |&(a, b)| {
+            let (verdict, signals) = self.verdict_of(&sigs, &words, a, b);
+            (verdict, signals.headings_differ)
+        })
+        .into_iter()
+        .unzip();
         let text = |k: u32| docs[distinct[k as usize] as usize].text.as_str();
         let judged = self.second_opinions(
             &mut verdicts,
@@ -671,6 +675,13 @@ impl Deduper {
         Self::count_judged(&mut stats, judged);
         let mut links = Self::links(&pairs, &verdicts, &distinct);
         stats.accepted_pairs = links.len() as u64;
+        links.extend(
+            pairs
+                .iter()
+                .zip(&apart)
+                .filter(|(_, &x)| x)
+                .map(|(&(a, b), _)| Link::apart(distinct[a as usize], distinct[b as usize])),
+        );
         links.extend(
             copy_of.iter().enumerate().filter_map(|(i, first)| {
                 first.map(|f| Link { a: i as u32, b: f, relation: Relation::Exact, score: 1.0 })

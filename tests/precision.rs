@@ -170,3 +170,26 @@ fn long_texts_whose_headings_name_other_versions_stay_apart() {
     assert!(store.query(&qt6).unwrap().is_empty());
     assert_eq!(store.query(&copy).unwrap()[0].id, "d0");
 }
+
+/// A generic heading is a duplicate of each of its variants; the variants,
+/// each naming another architecture, are not of each other, so they do not
+/// share its cluster (from Debian's libgcc-s1 family).
+#[test]
+fn variants_of_one_generic_text_do_not_share_its_cluster() {
+    let gcc = |heading: &str| {
+        format!(
+            "{heading}\nShared version of the support library, a library of internal subroutines that GCC uses \
+             to overcome shortcomings of particular machines, or special needs for some languages. This \
+             package is part of the GNU Compiler Collection and is needed by every program it compiles."
+        )
+    };
+    let texts = [gcc("GCC support library"), gcc("GCC support library (64bit)"), gcc("GCC support library (ppc64)")];
+    let deduper = Deduper::new(Config::default()).unwrap();
+    let verdicts = deduper.compare(&[(&texts[1], &texts[0]), (&texts[2], &texts[0]), (&texts[1], &texts[2])]).unwrap();
+    assert!(verdicts[0].0.relation.is_duplicate() && verdicts[1].0.relation.is_duplicate(), "{verdicts:?}");
+    assert!(verdicts[2].1.headings_differ && !verdicts[2].0.relation.is_duplicate());
+    let outcome = deduper.dedup(&docs(&texts), &Silent).unwrap();
+    let [generic, wide, ppc] = [0, 1, 2].map(|i| &outcome.docs[i]);
+    assert_ne!(wide.cluster, ppc.cluster, "{:?}", outcome.docs);
+    assert!(wide.representative == generic.id || ppc.representative == generic.id, "one joins the generic text");
+}

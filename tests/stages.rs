@@ -195,13 +195,15 @@ fn corpus() -> Vec<Document> {
         };
         docs.push(Document { id: format!("hot{i}"), text });
     }
-    // Long texts told apart only by the versions their headings name: the
-    // numbers must travel with a prepared text and in its signature.
+    // Long texts told apart only by the versions their headings name, and a
+    // generic one that is a duplicate of each: the numbers must travel with
+    // a prepared text and in its signature, and the pair kept apart must
+    // reach the cluster stage.
     let body = "Qt is a cross-platform C++ application framework. Qt's primary feature is its rich set of widgets \
                 that provide standard GUI functionality. The QtCore module contains core non-GUI functionality: \
                 the event loop, threads, file and settings access, and the object model the others build on.";
-    for v in [5, 6] {
-        docs.push(Document { id: format!("qt{v}"), text: format!("Qt {v} core module\n{body}") });
+    for v in ["5 ", "6 ", ""] {
+        docs.push(Document { id: format!("qt{}", v.trim()), text: format!("Qt {v}core module\n{body}") });
     }
     // A short pair whose verdict depends on the corpus's word statistics.
     for (id, text) in [("pie", "pie chart for react native"), ("a-pie", "a pie chart for react native")] {

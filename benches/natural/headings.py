@@ -22,10 +22,12 @@ prints how many of the run's non-exact links such headings would part and
 the labels of those that are labelled; with --sample, writes N of them
 drawn at random as `key<TAB>A<TAB>B` (the two headings) for labelling
 against the rubric, to be scored with `audit.py score`. With --members,
-also what a cluster-level form would do (not built): a member whose heading
-names other things than a member placed before it (strongest link first;
-exact copies follow their text) leaves its cluster; prints how many leave
-and, with labels, the labelled pairs still merged and their precision.
+also what the cluster rule (`cluster::Link::apart`) does, simulated on the
+output: a member whose heading names other things than a member placed
+before it (strongest link first; exact copies follow their text) leaves
+its cluster; prints how many leave and, with labels, the labelled pairs
+still merged and their precision. On a build with the rule, only members
+whose pair the index never proposed are left to move.
 """
 import argparse
 import random

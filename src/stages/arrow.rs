@@ -22,7 +22,7 @@
 //! | [`bucket_pairs`] | `key`, `position`, `copies`: every member of each key | `key`, `a`, `b`: the key's candidate pairs | unions band pairs; keeps passage pairs of enough keys |
 //! | [`word_keys`] | `reading` | `words`, `contexts`, `fillers: list<int64>` | counts texts per word; distinct fillers per context |
 //! | [`word_stats`] | tables `word`, `texts` and `context`, `fillers` | a [`WordStats`] to verify under | – |
-//! | [`verify`] | `a`, `b`, `a_signature`, `b_signature`, `a_reading`, `b_reading` | `a`, `b`, `relation`, `score`: the pairs that are links | connected components of links and exact copies |
+//! | [`verify`] | `a`, `b`, `a_signature`, `b_signature`, `a_reading`, `b_reading` | `a`, `b`, `relation`, `score`: the pairs that are links (duplicates, and pairs kept apart: `none`) | connected components of links and exact copies |
 //! | [`cluster_component`] | `a`, `b`, `relation`, `score`: one component's links | `position`, `representative`, `parent`, `relation`, `score` | numbers clusters ([`number_clusters`](super::number_clusters)) |
 //!
 //! A table argument ([`content_shingles`], [`statistics`], [`word_stats`])
@@ -328,7 +328,8 @@ pub fn word_stats(stages: &Stages, short_docs: u64, words: &RecordBatch, context
 }
 
 /// Candidate pairs `a` < `b` with both sides' `signature` and `reading`
-/// -> the pairs that are links: `a`, `b`, `relation`, `score`.
+/// -> the pairs that are links (duplicates, and pairs kept apart with
+/// relation `none`): `a`, `b`, `relation`, `score`.
 pub fn verify(stages: &Stages, batch: &RecordBatch, words: &WordStats) -> Result<RecordBatch> {
     let (a, b) = (u32s(batch, "a")?, u32s(batch, "b")?);
     let signatures = [required_bytes(batch, "a_signature")?, required_bytes(batch, "b_signature")?];

@@ -169,13 +169,17 @@ impl<'d> Stages<'d> {
         WordStats::from_parts(docs, self.deduper.config().weights.idf_prior_docs, words, contexts)
     }
 
-    /// The link a candidate pair makes, if its verdict is a duplicate, with
+    /// The link a candidate pair makes, if its verdict is a duplicate or its
+    /// headings name different things ([`Link::apart`]), with
     /// short texts read against `words` ([`Stages::word_stats`]). `a` must
     /// be the lower position.
     pub fn verify(&self, words: &WordStats, a: &Side, b: &Side) -> Option<Link> {
         assert!(a.position < b.position, "a pair is read from the lower position");
         let read = a.words.zip(b.words).map(|(x, y)| move || (x.words(words), y.words(words)));
-        let (verdict, _) = self.deduper.verdict_reading(a.signature, b.signature, read);
+        let (verdict, signals) = self.deduper.verdict_reading(a.signature, b.signature, read);
+        if signals.headings_differ {
+            return Some(Link::apart(a.position, b.position));
+        }
         verdict.relation.is_duplicate().then_some(Link {
             a: a.position,
             b: b.position,
