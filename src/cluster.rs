@@ -129,16 +129,18 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
     // Links between units, strongest first, so a representative takes its
     // closest duplicates first and each member keeps its strongest relation.
     let mut adjacency: Vec<Vec<(u32, Relation, f32)>> = vec![Vec::new(); n];
-    let mut apart = std::collections::HashSet::new();
+    let mut apart = Vec::new();
     for l in links.iter().filter(|l| head[l.a as usize] != head[l.b as usize]) {
         let (a, b) = (head[l.a as usize], head[l.b as usize]);
         if l.relation == Relation::None {
-            apart.insert((a.min(b), a.max(b)));
+            apart.push((a.min(b), a.max(b)));
             continue;
         }
         adjacency[a as usize].push((b, l.relation, l.score));
         adjacency[b as usize].push((a, l.relation.reversed(), l.score));
     }
+    // Sorted, for lookups without a hash table (wasm size).
+    apart.sort_unstable();
     // One link per pair of units, the strongest.
     let mut seen_from = vec![u32::MAX; n];
     for (u, edges) in adjacency.iter_mut().enumerate() {
@@ -166,7 +168,8 @@ pub fn cluster(n: usize, links: &[Link]) -> Vec<Placement> {
         members.clear();
         members.push(centre);
         for &(v, relation_cv, score) in &adjacency[centre as usize] {
-            let kept_apart = || !apart.is_empty() && members.iter().any(|&m| apart.contains(&(m.min(v), m.max(v))));
+            let kept_apart =
+                || !apart.is_empty() && members.iter().any(|&m| apart.binary_search(&(m.min(v), m.max(v))).is_ok());
             if placed[v as usize].is_none() && !kept_apart() {
                 members.push(v);
                 let relation = relation_cv.reversed();

@@ -66,9 +66,11 @@ test("the packed tarball installs and imports by name in Node, with every enviro
 // until the alignment read which words the original joins into names
 // (2026-12-02: about 1.6 KB), then 335 KB until the local judge got two
 // calibrations in the configuration and the pairs' words (2026-12-06: about
-// 1.9 KB, 1.2 KB of it the nested calibration's config parsing).
-test("the wasm modules stay within their size budgets (gzipped: lite 340 KB, full 5 MB)", () => {
-  for (const [build, budget] of [["wasm", 340_000], ["full", 5_000_000]]) {
+// 1.9 KB, 1.2 KB of it the nested calibration's config parsing), then 340
+// KB until headings that name other things were kept apart in pairs and
+// clusters (2026-12-07: about 1.1 KB; 339,320 -> 340,398 bytes).
+test("the wasm modules stay within their size budgets (gzipped: lite 345 KB, full 5 MB)", () => {
+  for (const [build, budget] of [["wasm", 345_000], ["full", 5_000_000]]) {
     const gz = gzipSync(readFileSync(join(pkg, build, "semhash_bg.wasm")), { level: 9 }).length;
     console.log(`# ${build === "wasm" ? "lite" : "full"}: ${gz} bytes gzipped, budget ${budget}`);
     assert.ok(gz <= budget, `${build}: ${gz} bytes gzipped, over ${budget}`);
