@@ -25,7 +25,7 @@
 //! documents, the first in input order (what "keep the first copy" means to
 //! most users).
 
-use crate::decide::Relation;
+use crate::decide::{Relation, Verdict};
 
 /// An accepted pair: `a` relates to `b` by `relation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -48,6 +48,16 @@ impl Link {
     /// things ([`crate::sketch::heading`]).
     pub fn apart(a: u32, b: u32) -> Self {
         Link { a, b, relation: Relation::None, score: 0.0 }
+    }
+
+    /// The link a decided pair makes, if any: [`Link::apart`] where `apart`
+    /// (their headings name different things, [`PairSignals::headings_differ`](crate::decide::PairSignals::headings_differ)),
+    /// else the verdict's where it is a duplicate.
+    pub fn decided(a: u32, b: u32, verdict: &Verdict, apart: bool) -> Option<Self> {
+        if apart {
+            return Some(Link::apart(a, b));
+        }
+        verdict.relation.is_duplicate().then_some(Link { a, b, relation: verdict.relation, score: verdict.score })
     }
 }
 

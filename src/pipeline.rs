@@ -673,15 +673,8 @@ impl Deduper {
             Relation::Near,
         );
         Self::count_judged(&mut stats, judged);
-        let mut links = Self::links(&pairs, &verdicts, &distinct);
-        stats.accepted_pairs = links.len() as u64;
-        links.extend(
-            pairs
-                .iter()
-                .zip(&apart)
-                .filter(|(_, &x)| x)
-                .map(|(&(a, b), _)| Link::apart(distinct[a as usize], distinct[b as usize])),
-        );
+        let mut links = Self::links(&pairs, verdicts.iter().zip(apart), &distinct);
+        stats.accepted_pairs = links.iter().filter(|l| l.relation.is_duplicate()).count() as u64;
         links.extend(
             copy_of.iter().enumerate().filter_map(|(i, first)| {
                 first.map(|f| Link { a: i as u32, b: f, relation: Relation::Exact, score: 1.0 })
@@ -799,7 +792,7 @@ impl Deduper {
             Relation::Paraphrase,
         );
         Self::count_judged(stats, judged);
-        let links = Self::links(&pairs, &verdicts, distinct);
+        let links = Self::links(&pairs, verdicts.iter().map(|v| (v, false)), distinct);
         stats.semantic_accepted_pairs = links.len() as u64;
         Ok(links)
     }
@@ -882,18 +875,17 @@ impl Deduper {
         })
     }
 
-    /// The duplicate verdicts of `pairs` (positions in `distinct`) as links between documents.
-    fn links(pairs: &[(u32, u32)], verdicts: &[Verdict], distinct: &[u32]) -> Vec<Link> {
+    /// The links `decided` pairs make ([`Link::decided`]; `pairs` are
+    /// positions in `distinct`), as links between documents.
+    fn links<'v>(
+        pairs: &[(u32, u32)],
+        decided: impl Iterator<Item = (&'v Verdict, bool)>,
+        distinct: &[u32],
+    ) -> Vec<Link> {
         pairs
             .iter()
-            .zip(verdicts)
-            .filter(|(_, v)| v.relation.is_duplicate())
-            .map(|(&(a, b), v)| Link {
-                a: distinct[a as usize],
-                b: distinct[b as usize],
-                relation: v.relation,
-                score: v.score,
-            })
+            .zip(decided)
+            .filter_map(|(&(a, b), (v, apart))| Link::decided(distinct[a as usize], distinct[b as usize], v, apart))
             .collect()
     }
 

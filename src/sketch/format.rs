@@ -11,8 +11,9 @@
 //! 28      n     payload: exact key (u128), char and word counts (u32),
 //!               boilerplate share (f32 bits), char MinHash (u16 count + u32s),
 //!               weighted MinHash (u16 count + u32s), passage samples (u32 count + u32s),
-//!               heading numbers (u16 count + u32s), then with flag bit 0: code (u16 word count + u64s), int8
-//!               embedding (u16 count + bytes)
+//!               heading numbers (u16 count + u32s), then with flag bit 0:
+//!               code (u16 word count + u64s), int8 embedding (u16 count +
+//!               bytes)
 //! 28+n    8     xxh3-64 of bytes 0..28+n
 //! ```
 //!

@@ -177,15 +177,7 @@ impl<'d> Stages<'d> {
         assert!(a.position < b.position, "a pair is read from the lower position");
         let read = a.words.zip(b.words).map(|(x, y)| move || (x.words(words), y.words(words)));
         let (verdict, signals) = self.deduper.verdict_reading(a.signature, b.signature, read);
-        if signals.headings_differ {
-            return Some(Link::apart(a.position, b.position));
-        }
-        verdict.relation.is_duplicate().then_some(Link {
-            a: a.position,
-            b: b.position,
-            relation: verdict.relation,
-            score: verdict.score,
-        })
+        Link::decided(a.position, b.position, &verdict, signals.headings_differ)
     }
 
     /// Star clustering of one connected component of the links (exact
