@@ -11,7 +11,7 @@ pub struct Invisible;
 
 pub(crate) fn is_invisible(c: char) -> bool {
     if c.is_ascii() {
-        return c.is_ascii_control() && !c.is_whitespace();
+        return is_invisible_byte(c as u8);
     }
     matches!(c,
         '\u{ad}' | '\u{34f}' | '\u{61c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
@@ -21,9 +21,22 @@ pub(crate) fn is_invisible(c: char) -> bool {
         || (c.is_control() && !c.is_whitespace())
 }
 
+/// [`is_invisible`] for an ASCII byte: a control character other than whitespace.
+fn is_invisible_byte(b: u8) -> bool {
+    b.is_ascii_control() && !super::whitespace::is_ascii_space(b)
+}
+
 impl Normalizer for Invisible {
     fn normalize(&self, text: &mut NormText) {
-        if !text.as_str().chars().any(is_invisible) {
+        let s = text.as_str();
+        // Every byte of ASCII text, without stopping early: the loop
+        // vectorises, and there is rarely one to find.
+        let found = if s.is_ascii() {
+            s.bytes().fold(false, |found, b| found | is_invisible_byte(b))
+        } else {
+            s.chars().any(is_invisible)
+        };
+        if !found {
             return;
         }
         text.map_chars(|c, out| {
@@ -31,5 +44,18 @@ impl Normalizer for Invisible {
                 out.push(c)
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_ascii_bytes_are_the_controls_that_are_not_whitespace() {
+        for b in 0..128u8 {
+            let c = b as char;
+            assert_eq!(is_invisible_byte(b), c.is_control() && !c.is_whitespace(), "{b:#x}");
+        }
     }
 }

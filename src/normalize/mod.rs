@@ -173,6 +173,33 @@ mod tests {
         assert_eq!(back, n);
     }
 
+    /// ASCII text takes byte-at-a-time paths through the normalizers; a
+    /// non-ASCII letter appended sends the same text down the per-character
+    /// ones, which must give the same words.
+    #[test]
+    fn ascii_texts_normalize_as_unicode_ones_do() {
+        const ALPHABET: &[u8] = b"aZ9 +#-.,!'\t\n\x0b\x0c\r\x1f\x7f\x00_(C";
+        for i in 0..4000u64 {
+            let h = crate::util::hash::mix64(i);
+            let len = (h % 12) as usize;
+            let ascii: String = (0..len)
+                .map(|k| ALPHABET[(crate::util::hash::mix64(h ^ k as u64) % ALPHABET.len() as u64) as usize] as char)
+                .collect();
+            let want = format!("{} é", norm(&ascii));
+            assert_eq!(norm(&format!("{ascii} é")), want.trim_start(), "{ascii:?}");
+        }
+    }
+
+    #[test]
+    fn spans_of_ascii_text_point_into_original() {
+        let original = "  Hello,\t\x7f  WORLD!! ";
+        let t = Normalizers::default().run(original);
+        assert_eq!(t.as_str(), "hello world");
+        let start = t.as_str().find("world").unwrap();
+        assert_eq!(&original[t.original_span(original, start, t.as_str().len())], "WORLD");
+        assert_eq!(&original[t.original_span(original, 0, 5)], "Hello");
+    }
+
     #[test]
     fn span_of_normalized_word_points_into_original() {
         let original = "Hello,\u{a0}\u{200b}WÖRLD!";

@@ -27,9 +27,14 @@ pub struct Punctuation {
 
 fn is_kept(c: char) -> bool {
     if c.is_ascii() {
-        return c.is_ascii_alphanumeric() || c.is_whitespace();
+        return is_kept_byte(c as u8);
     }
     c.is_alphanumeric() || c.is_whitespace() || unicode_normalization::char::is_combining_mark(c)
+}
+
+/// [`is_kept`] for an ASCII byte.
+fn is_kept_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || super::whitespace::is_ascii_space(b)
 }
 
 impl Normalizer for Punctuation {
@@ -39,18 +44,35 @@ impl Normalizer for Punctuation {
             PunctuationPolicy::Remove => None,
             PunctuationPolicy::Space => Some(' '),
         };
-        if text.as_str().chars().all(is_kept) {
+        // ASCII text in one pass, whether it holds punctuation or not.
+        let ascii = match replacement {
+            Some(r) => text.map_ascii_in_place(|b| if is_kept_byte(b) { b } else { r as u8 }),
+            None => text.map_ascii(|b, out| {
+                if is_kept_byte(b) {
+                    out.push(b)
+                }
+            }),
+        };
+        if ascii || text.as_str().chars().all(is_kept) {
             return;
-        }
-        if let Some(r) = replacement {
-            if text.map_ascii_in_place(|b| if is_kept(b as char) { b } else { r as u8 }) {
-                return;
-            }
         }
         text.map_chars(|c, out| match (is_kept(c), replacement) {
             (true, _) => out.push(c),
             (false, Some(r)) => out.push(r),
             (false, None) => {}
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ascii_bytes_are_kept_as_their_characters_are() {
+        for b in 0..128u8 {
+            let c = b as char;
+            assert_eq!(is_kept_byte(b), c.is_alphanumeric() || c.is_whitespace(), "{b:#x}");
+        }
     }
 }

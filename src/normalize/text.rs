@@ -72,6 +72,30 @@ impl NormText {
         true
     }
 
+    /// Rewrites ASCII text one byte at a time: `f` sees each byte and appends
+    /// zero or more ASCII bytes, all aligned to that byte's origin. Returns
+    /// `false`, doing nothing, when the text is not all ASCII
+    /// ([`NormText::map_chars`] then).
+    pub fn map_ascii(&mut self, mut f: impl FnMut(u8, &mut Vec<u8>)) -> bool {
+        if !self.text.is_ascii() {
+            return false;
+        }
+        let mut out = Vec::with_capacity(self.text.len() + 1);
+        match &self.origin {
+            None => self.text.bytes().for_each(|b| f(b, &mut out)),
+            Some(source) => {
+                let mut origin = Vec::with_capacity(source.len());
+                for (b, &o) in self.text.bytes().zip(source) {
+                    f(b, &mut out);
+                    origin.resize(out.len(), o);
+                }
+                self.origin = Some(origin);
+            }
+        }
+        self.text = String::from_utf8(out).expect("ASCII maps to ASCII");
+        true
+    }
+
     /// Rewrites the text one character at a time: `f` sees each character and
     /// emits zero or more replacements, all aligned to that character's origin.
     pub fn map_chars(&mut self, mut f: impl FnMut(char, &mut Emit<'_>)) {

@@ -7,28 +7,70 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Whitespace;
 
+/// `char::is_whitespace` for an ASCII byte (`u8::is_ascii_whitespace`
+/// leaves out the vertical tab).
+pub(crate) fn is_ascii_space(b: u8) -> bool {
+    matches!(b, b'\t' | b'\n' | 0x0b | 0x0c | b'\r' | b' ')
+}
+
 impl Normalizer for Whitespace {
     fn normalize(&self, text: &mut NormText) {
-        let mut pending_space = false;
-        let mut started = false;
-        text.map_chars(|c, out| {
-            if c.is_whitespace() {
-                pending_space = started;
-            } else {
-                started = true;
-                if pending_space {
-                    out.push(' ');
-                    pending_space = false;
-                }
-                out.push(c);
+        let mut runs = Runs::default();
+        let ascii = text.map_ascii(|b, out| {
+            let (space, keep) = runs.step(is_ascii_space(b));
+            if space {
+                out.push(b' ');
+            }
+            if keep {
+                out.push(b);
             }
         });
+        if !ascii {
+            text.map_chars(|c, out| {
+                let (space, keep) = runs.step(c.is_whitespace());
+                if space {
+                    out.push(' ');
+                }
+                if keep {
+                    out.push(c);
+                }
+            });
+        }
+    }
+}
+
+/// Where the text is in its runs of whitespace.
+#[derive(Default)]
+struct Runs {
+    /// A run of whitespace after a word is waiting for the next word.
+    pending_space: bool,
+    /// A word has been seen: leading whitespace is dropped.
+    started: bool,
+}
+
+impl Runs {
+    /// For the next character, whitespace or not: whether a space goes
+    /// before it, and whether it is kept.
+    fn step(&mut self, whitespace: bool) -> (bool, bool) {
+        if whitespace {
+            self.pending_space = self.started;
+            return (false, false);
+        }
+        self.started = true;
+        (std::mem::take(&mut self.pending_space), true)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ascii_spaces_are_the_whitespace_characters() {
+        for b in 0..128u8 {
+            assert_eq!(is_ascii_space(b), (b as char).is_whitespace(), "{b:#x}");
+        }
+    }
 
     #[test]
     fn runs_collapse_and_ends_trim() {

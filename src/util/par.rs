@@ -43,10 +43,13 @@ pub fn flat_map_indexed<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> 
     items.iter().enumerate().flat_map(|(i, t)| f(i, t)).collect()
 }
 
-/// Unstable sort, on all threads when available and worth it.
+/// Unstable sort, on all threads when available and worth it. On one
+/// thread the standard library's sort: rayon's takes 1.3 to 1.9 times as
+/// long there (7 million hashes: 148 ms against 79), while on two it is
+/// as fast or faster.
 pub fn sort<T: Ord + Send>(items: &mut [T]) {
     #[cfg(feature = "parallel")]
-    if items.len() >= POOL_FROM {
+    if items.len() >= POOL_FROM && rayon::current_num_threads() > 1 {
         items.par_sort_unstable();
         return;
     }
