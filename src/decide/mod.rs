@@ -242,18 +242,23 @@ impl PairSignals {
     /// in every page of the same site. It needs at least `min_samples` content
     /// samples: with fewer, one shared phrase would read as containment.
     pub fn between(a: &Signature, b: &Signature, min_samples: usize) -> Self {
-        let (all, content) = sorted_intersection(&a.passages, &b.passages);
-        let containment = |p: &[u32]| {
-            let own = p.iter().filter(|&&x| x & 1 == 0).count();
-            (own >= min_samples.max(1)).then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
+        let min_samples = min_samples.max(1);
+        let own = |p: &[u32]| p.iter().filter(|&&x| x & 1 == 0).count();
+        let (own_a, own_b) = (own(&a.passages), own(&b.passages));
+        // Most candidates are short texts with too few samples for either
+        // containment: their samples need no intersecting.
+        let (all, content) =
+            if own_a.max(own_b) >= min_samples { sorted_intersection(&a.passages, &b.passages) } else { (0, 0) };
+        let containment = |p: &[u32], own: usize| {
+            (own >= min_samples).then(|| (all as f32 / p.len() as f32).min(content as f32 / own as f32))
         };
         let semantic = a.semantic.as_ref().zip(b.semantic.as_ref());
         PairSignals {
             exact: a.exact == b.exact,
             char_sim: agreement(&a.char_minhash, &b.char_minhash),
             weighted_sim: agreement(&a.weighted_minhash, &b.weighted_minhash),
-            a_in_b: containment(&a.passages),
-            b_in_a: containment(&b.passages),
+            a_in_b: containment(&a.passages, own_a),
+            b_in_a: containment(&b.passages, own_b),
             chars: (a.char_len, b.char_len),
             boilerplate: (a.boilerplate_share, b.boilerplate_share),
             cosine: semantic.map(|(x, y)| x.cosine(y)),

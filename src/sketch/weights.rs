@@ -91,7 +91,10 @@ impl CorpusStats {
     pub fn from_corpus(config: &WeightConfig, docs: &[&[u64]]) -> Self {
         let distinct: Vec<Shingles> = crate::util::par::map(docs, |d| Shingles::from_unsorted(d.to_vec()));
         let docs = &distinct;
-        let mut all: Vec<u64> = crate::util::par::flat_map_indexed(docs, |_, d| d.0.clone());
+        // One copy into a buffer of the right size: a parallel collect of
+        // each set's clone took as long as sorting the result.
+        let mut all: Vec<u64> = Vec::with_capacity(docs.iter().map(|d| d.0.len()).sum());
+        docs.iter().for_each(|d| all.extend_from_slice(&d.0));
         crate::util::par::sort(&mut all);
         let mut shared: HashMap<u64, (u32, u32)> =
             runs(&all).filter(|&(_, n)| n >= 2).map(|(h, n)| (h, (n, 0))).collect();
