@@ -22,7 +22,7 @@ pub(crate) fn is_invisible(c: char) -> bool {
 }
 
 /// [`is_invisible`] for an ASCII byte: a control character other than whitespace.
-fn is_invisible_byte(b: u8) -> bool {
+pub(super) fn is_invisible_byte(b: u8) -> bool {
     b.is_ascii_control() && !super::whitespace::is_ascii_space(b)
 }
 
@@ -44,18 +44,5 @@ impl Normalizer for Invisible {
                 out.push(c)
             }
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn invisible_ascii_bytes_are_the_controls_that_are_not_whitespace() {
-        for b in 0..128u8 {
-            let c = b as char;
-            assert_eq!(is_invisible_byte(b), c.is_control() && !c.is_whitespace(), "{b:#x}");
-        }
     }
 }

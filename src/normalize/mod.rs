@@ -173,6 +173,22 @@ mod tests {
         assert_eq!(back, n);
     }
 
+    /// The byte-at-a-time rules for ASCII text say what the character rules say.
+    #[test]
+    fn ascii_byte_rules_agree_with_the_character_rules() {
+        type Rules = (&'static str, fn(u8) -> bool, fn(char) -> bool);
+        let rules: [Rules; 3] = [
+            ("whitespace", whitespace::is_ascii_space, |c| c.is_whitespace()),
+            ("kept", punctuation::is_kept_byte, |c| c.is_alphanumeric() || c.is_whitespace()),
+            ("invisible", invisible::is_invisible_byte, |c| c.is_control() && !c.is_whitespace()),
+        ];
+        for (name, byte_rule, char_rule) in rules {
+            for b in 0..128u8 {
+                assert_eq!(byte_rule(b), char_rule(b as char), "{name} {b:#x}");
+            }
+        }
+    }
+
     /// ASCII text takes byte-at-a-time paths through the normalizers; a
     /// non-ASCII letter appended sends the same text down the per-character
     /// ones, which must give the same words.

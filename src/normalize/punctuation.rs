@@ -33,7 +33,7 @@ fn is_kept(c: char) -> bool {
 }
 
 /// [`is_kept`] for an ASCII byte.
-fn is_kept_byte(b: u8) -> bool {
+pub(super) fn is_kept_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || super::whitespace::is_ascii_space(b)
 }
 
@@ -61,18 +61,5 @@ impl Normalizer for Punctuation {
             (false, Some(r)) => out.push(r),
             (false, None) => {}
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ascii_bytes_are_kept_as_their_characters_are() {
-        for b in 0..128u8 {
-            let c = b as char;
-            assert_eq!(is_kept_byte(b), c.is_alphanumeric() || c.is_whitespace(), "{b:#x}");
-        }
     }
 }

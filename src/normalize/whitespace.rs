@@ -66,13 +66,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ascii_spaces_are_the_whitespace_characters() {
-        for b in 0..128u8 {
-            assert_eq!(is_ascii_space(b), (b as char).is_whitespace(), "{b:#x}");
-        }
-    }
-
-    #[test]
     fn runs_collapse_and_ends_trim() {
         let mut t = NormText::new(" \t a \n\n b\u{3000}c  ");
         Whitespace.normalize(&mut t);
