@@ -28,13 +28,10 @@ pub(super) fn is_invisible_byte(b: u8) -> bool {
 
 impl Normalizer for Invisible {
     fn normalize(&self, text: &mut NormText) {
-        let s = text.as_str();
-        // Every byte of ASCII text, without stopping early: the loop
-        // vectorises, and there is rarely one to find.
-        let found = if s.is_ascii() {
-            s.bytes().fold(false, |found, b| found | is_invisible_byte(b))
+        let found = if text.as_str().is_ascii() {
+            text.any_byte(is_invisible_byte)
         } else {
-            s.chars().any(is_invisible)
+            text.as_str().chars().any(is_invisible)
         };
         if !found {
             return;

@@ -16,9 +16,8 @@ pub struct NamedSymbols;
 
 impl Normalizer for NamedSymbols {
     fn normalize(&self, text: &mut NormText) {
-        // Every byte, without stopping early: the loop vectorises, and most
-        // texts have neither sign.
-        if !text.as_str().bytes().fold(false, |found, b| found | (b == b'+' || b == b'#')) {
+        // Most texts have neither sign.
+        if !text.any_byte(|b| b == b'+' || b == b'#') {
             return;
         }
         let named = named_signs(text.as_str());

@@ -59,6 +59,13 @@ impl NormText {
         from..to
     }
 
+    /// Whether any byte of the text satisfies `f`. It looks at every byte,
+    /// without stopping early: that loop vectorises, and the rare bytes it is
+    /// used to find are mostly absent, so an early exit would only cost.
+    pub fn any_byte(&self, f: impl Fn(u8) -> bool) -> bool {
+        self.text.bytes().fold(false, |found, b| found | f(b))
+    }
+
     /// Rewrites ASCII text byte for byte, in place (`f` must map ASCII to
     /// ASCII; the alignment is unchanged). Returns `false`, doing nothing,
     /// when the text is not all ASCII.
