@@ -10,7 +10,10 @@ pairing leftover words whose static embeddings (models/static_probe.py's
 table) have cosine >= 0.6, the largest unmatched word's information, the
 static-embedding cosine of the texts (SIF-weighted) and of their leftover
 words, the number of leftover words, the longest leftover word in word
-pieces, lengths and capitalised words. Two learners (logistic regression,
+pieces, lengths and capitalised words. With `--semantic`, also what the
+product itself computes from meaning: the cosine of the student encoder
+(`semhash compare --semantic`), of the shipped static table (`--embedder
+static`) and the local judge's score (`semhash judge --judge local`). Two learners (logistic regression,
 gradient boosting) are scored by 5-fold cross-validation with folds grouped
 by connected ids, so that no text is in training and test at once. Prints
 the best F1 and the recall at precision >= 0.85 / 0.8 / 0.7.
@@ -45,11 +48,25 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--semhash", default=str(ROOT / "target/release/semhash"))
     ap.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
+    ap.add_argument("--semantic", action="store_true",
+                    help="add the student's and the static table's cosines and the local judge's score")
     args = ap.parse_args()
     pairs_path = args.data / "natural" / "npm_pairs.jsonl"
     pairs = [json.loads(line) for line in open(pairs_path)]
-    compared = subprocess.run([args.semhash, "compare", str(pairs_path)], capture_output=True, text=True, check=True)
-    signals = [json.loads(line)["signals"] for line in compared.stdout.splitlines()]
+
+    def semhash_lines(*command):
+        out = subprocess.run([args.semhash, *command, str(pairs_path)], capture_output=True, text=True, check=True)
+        return [json.loads(line) for line in out.stdout.splitlines()]
+
+    signals = [line["signals"] for line in semhash_lines("compare")]
+
+    meaning = [[] for _ in pairs]
+    if args.semantic:
+        for command in (["compare", "--semantic"], ["compare", "--semantic", "--embedder", "static"]):
+            for row, line in zip(meaning, semhash_lines(*command)):
+                row.append(line["signals"]["cosine"] or 0.0)
+        for row, line in zip(meaning, semhash_lines("judge", "--judge", "local")):
+            row.append(line["score"] or 0.0)
 
     tok = Tokenizer.from_file(str(ROOT / "models" / "tokenizer.json"))
     tok.no_padding()
@@ -101,7 +118,7 @@ def main():
         return [2 * matched / max(2 * matched + ra + rb, 1e-9), max(ua + ub + [0.0]), max(ra, rb), min(ra, rb)], la, lb
 
     rows = []
-    for q, s in zip(pairs, signals):
+    for q, s, extra in zip(pairs, signals, meaning):
         a, b = fold(q["a"]), fold(q["b"])
         plain, la, lb = dice(a, b, False)
         soft, _, _ = dice(a, b, True)
@@ -117,7 +134,7 @@ def main():
             sum(1 for w in re.findall(r"\w+", q["a"] + " " + q["b"]) if w[0].isupper()),
             2 * d["matched"] / max(total, 1e-9), max(d["residue_a"], d["residue_b"]),
             min(d["residue_a"], d["residue_b"]), s["char_sim"],
-        ])
+        ] + extra)
     x, y = np.array(rows), np.array([q["label"] for q in pairs])
 
     parent = {}
