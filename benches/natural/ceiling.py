@@ -13,10 +13,12 @@ words, the number of leftover words, the longest leftover word in word
 pieces, lengths and capitalised words. With `--semantic`, also what the
 product itself computes from meaning: the cosine of the student encoder
 (`semhash compare --semantic`), of the shipped static table (`--embedder
-static`) and the local judge's score (`semhash judge --judge local`). Two learners (logistic regression,
-gradient boosting) are scored by 5-fold cross-validation with folds grouped
-by connected ids, so that no text is in training and test at once. Prints
-the best F1 and the recall at precision >= 0.85 / 0.8 / 0.7.
+static`) and the local judge's score (`semhash judge --judge local`).
+
+Two learners (logistic regression, gradient boosting) are scored by 5-fold
+cross-validation with folds grouped by connected ids, so that no text is in
+training and test at once. Prints the best F1 and the recall at precision
+>= 0.85 / 0.8 / 0.7.
 
     benches/natural/ceiling.py --semhash target/release/semhash --data ../shared/data
 
